@@ -1,0 +1,21 @@
+# Tensor-core GEMM kernels: build, check, time, profile with Nsight Compute, then
+# tidy tables and figures. `snakemake --cores 1`; see README.md.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/build.smk"
+include: "workflow/rules/gpu.smk"
+include: "workflow/rules/tables.smk"
+include: "workflow/rules/figures.smk"
+
+
+rule all:
+    input:
+        final_outputs(),
+    default_target: True

@@ -1,0 +1,102 @@
+"""Compile kernels to cubins with nvcc and disassemble them with cuobjdump (no GPU needed)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .errors import AnalysisError
+from .io import atomic_path, write_json
+from .tools import find_tool, nvcc_version, tool_env
+
+#: Flags of every build: optimised device code with line information for Nsight
+#: Compute's source view, and ptxas's resource report (registers, smem, spills).
+NVCC_FLAGS = ["-cubin", "-O3", "-lineinfo", "-Xptxas", "-v", "-std=c++17"]
+
+
+@dataclass(frozen=True)
+class ResourceUsage:
+    """ptxas's resource report for one kernel and architecture.
+
+    Attributes: registers (per thread), shared_bytes (static, per block), stack_bytes,
+    spill_store_bytes, spill_load_bytes, constant_bytes (cmem bank 0), barriers.
+    """
+
+    kernel: str
+    arch: str
+    registers: int
+    shared_bytes: int
+    stack_bytes: int
+    spill_store_bytes: int
+    spill_load_bytes: int
+    barriers: int
+
+
+def parse_ptxas(log: str, kernel: str, arch: str) -> ResourceUsage:
+    """Parse ``nvcc -Xptxas -v`` output for ``kernel``.
+
+    Raises:
+        AnalysisError: the log has no resource line for the kernel.
+    """
+    # ptxas prints, per function: "Compiling entry function 'name' for 'sm_90'",
+    # then "N bytes stack frame, N bytes spill stores, N bytes spill loads" and
+    # "Used N registers, used N barriers, N bytes smem, ...".
+    block = re.search(rf"Compiling entry function '{re.escape(kernel)}'.*?Used (\d+) registers(.*?)$",
+                      log, flags=re.S | re.M)
+    if not block:
+        raise AnalysisError(f"{kernel} ({arch}): no ptxas resource report in the build log")
+    text = log[block.start(): block.end()]
+
+    def num(pattern: str) -> int:
+        m = re.search(pattern, text)
+        return int(m.group(1)) if m else 0
+
+    return ResourceUsage(kernel=kernel, arch=arch, registers=int(block.group(1)),
+                         shared_bytes=num(r"(\d+) bytes smem"), stack_bytes=num(r"(\d+) bytes stack frame"),
+                         spill_store_bytes=num(r"(\d+) bytes spill stores"),
+                         spill_load_bytes=num(r"(\d+) bytes spill loads"),
+                         barriers=num(r"used (\d+) barriers"))
+
+
+def compile_cubin(source: Path, kernel: str, arch: str, defines: list[str], cubin: Path,
+                  resources: Path, nvcc: str | None = None) -> ResourceUsage:
+    """Build ``source`` for ``arch`` (e.g. ``sm_90``) into ``cubin`` and write the ptxas
+    resource report as JSON to ``resources``; nvcc's command and output go to stdout.
+
+    Raises:
+        ToolNotFoundError: no nvcc; AnalysisError: the compilation failed (the message
+        holds nvcc's error output).
+    """
+    exe = find_tool("nvcc", nvcc)
+    cmd = [str(exe), *NVCC_FLAGS, f"-arch={arch}", *defines, "-o"]
+    with atomic_path(cubin) as tmp:
+        proc = subprocess.run([*cmd, str(tmp), str(source)], capture_output=True, text=True,
+                              env=tool_env(exe), check=False)
+        print(f"$ {' '.join(cmd)} <tmp> {source}\n# nvcc {nvcc_version(exe)}\n{proc.stdout}{proc.stderr}")
+        if proc.returncode != 0:
+            raise AnalysisError(f"{source}: nvcc failed for {arch}:\n{proc.stderr.strip()}")
+    usage = parse_ptxas(proc.stdout + proc.stderr, kernel, arch)
+    write_json(resources, {**asdict(usage), "nvcc": nvcc_version(exe), "defines": defines})
+    return usage
+
+
+def disassemble(cubin: Path, sass: Path, cuobjdump: str | None = None) -> None:
+    """Write ``cuobjdump -sass`` of ``cubin`` to ``sass``.
+
+    Raises:
+        ToolNotFoundError: no cuobjdump; AnalysisError: cuobjdump failed (e.g. no nvdisasm).
+    """
+    exe = find_tool("cuobjdump", cuobjdump)
+    extra = []
+    try:
+        extra.append(find_tool("nvdisasm"))
+    except AnalysisError:
+        pass  # cuobjdump then reports the missing nvdisasm itself
+    proc = subprocess.run([str(exe), "-sass", str(cubin)], capture_output=True, text=True,
+                          env=tool_env(exe, *extra), check=False)
+    if proc.returncode != 0 or "fatal" in proc.stderr:
+        raise AnalysisError(f"{cubin}: cuobjdump -sass failed: {proc.stderr.strip()}")
+    with atomic_path(sass) as tmp:
+        tmp.write_text(proc.stdout, encoding="utf-8")

@@ -1,0 +1,388 @@
+"""Load a kernel's cubin, check it against a float64 reference and time it with CUDA events.
+
+Runs on the CUDA driver API through cuda-python (``cuda.bindings.driver``); needs a GPU.
+Command line (used by the workflow, and under ``ncu`` for profiling):
+
+    python -m analysis.harness check-time --cubin K.cubin --kernel K --precision int8 --n 4096 --out K.json
+    python -m analysis.harness profile    --cubin K.cubin --kernel K --precision int8 --n 4096
+
+Inputs are uniform random integers (INT8 in [-128, 127], INT4 in [-8, 7]) or uniform
+random FP16 values in [-1, 1], drawn fresh for every run from a recorded seed; C is
+poisoned before every checked launch so an unwritten element fails the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import CheckFailedError, ConfigError
+from .io import write_json
+from .precision import Precision, gemm_ops, precision_of
+
+# C is filled with this 32-bit pattern before a checked launch: a quiet NaN as float32,
+# and 2139062143 as int32, beyond the largest |C| an INT8 GEMM with K <= 2**16 can reach
+# (128 * 128 * 2**16 = 2**30).
+POISON_F32 = 0x7FC0DEAD
+POISON_S32 = 0x7F7F7F7F
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """Block and warp tiling a kernel was built with (the -D build parameters).
+
+    Attributes:
+        block_m, block_n: rows and columns of C per thread block.
+        block_k_bytes: bytes of K per shared-memory tile row (64 = 32 FP16, 64 INT8 or 128 INT4).
+        warps_m, warps_n: the warp grid inside a block; a warp computes
+            (block_m / warps_m) x (block_n / warps_n) of C.
+        stages: cp.async pipeline depth.
+    """
+
+    block_m: int = 64
+    block_n: int = 32
+    block_k_bytes: int = 64
+    warps_m: int = 4
+    warps_n: int = 2
+    stages: int = 2
+
+    @property
+    def threads(self) -> int:
+        return self.warps_m * self.warps_n * 32
+
+    def defines(self) -> list[str]:
+        """nvcc -D flags that select this tiling in kernels/gemm_common.cuh."""
+        return [f"-DBLOCK_M={self.block_m}", f"-DBLOCK_N={self.block_n}",
+                f"-DBLOCK_K_BYTES={self.block_k_bytes}", f"-DWARPS_M={self.warps_m}",
+                f"-DWARPS_N={self.warps_n}", f"-DSTAGES={self.stages}"]
+
+    def block_k(self, prec: Precision) -> int:
+        """K elements per tile for a precision."""
+        return self.block_k_bytes * 8 // prec.bits
+
+    def check_shape(self, kernel: str, prec: Precision, m: int, n: int, k: int) -> None:
+        """Refuse sizes the kernel cannot handle, before any launch.
+
+        Raises:
+            ConfigError: M, N or K is not a positive multiple of its tile.
+        """
+        bk = self.block_k(prec)
+        for dim, val, tile in (("M", m, self.block_m), ("N", n, self.block_n), ("K", k, bk)):
+            if val <= 0 or val % tile:
+                raise ConfigError(f"{kernel}: {dim}={val} is not a positive multiple of its tile "
+                                  f"{tile} (tiling {self.block_m}x{self.block_n}, K tile {bk})")
+
+
+@dataclass
+class CheckResult:
+    """Outcome of comparing C with the float64 reference.
+
+    Attributes:
+        passed: every element within tolerance (and none left poisoned).
+        max_abs_error: max |C - ref| over all M*N elements, in C's unit.
+        rel_fro_error: ||C - ref||_F / ||ref||_F.
+        tolerance: the rule applied, in words.
+        bad_count: elements outside tolerance.
+        first_bad: (row, col) of the first such element in row-major order, or None.
+    """
+
+    passed: bool
+    max_abs_error: float
+    rel_fro_error: float
+    tolerance: str
+    bad_count: int
+    first_bad: tuple[int, int] | None
+
+
+@dataclass
+class Timing:
+    """Event timings of repeated launches, in ns (cuEventElapsedTime, ~0.5 us resolution)."""
+
+    warmups: int
+    repeats: int
+    samples_ns: list[float] = field(repr=False)
+
+    @property
+    def median_ns(self) -> float:
+        return statistics.median(self.samples_ns)
+
+    def quantile_ns(self, q: float) -> float:
+        return float(np.quantile(np.asarray(self.samples_ns), q))
+
+
+def _check(res: tuple, what: str):
+    """Unwrap a cuda-python return tuple, raising RuntimeError with the CUDA error name."""
+    from cuda.bindings import driver as cu
+
+    err, *rest = res
+    if err != cu.CUresult.CUDA_SUCCESS:
+        _, name = cu.cuGetErrorName(err)
+        raise RuntimeError(f"{what} failed: {name.decode() if name else err}")
+    if not rest:
+        return None
+    return rest[0] if len(rest) == 1 else tuple(rest)
+
+
+def make_inputs(prec: Precision, m: int, n: int, k: int, rng: np.random.Generator):
+    """Random A (M x K) and B^T (N x K) as device bytes plus their integer/float values.
+
+    Returns:
+        (a_bytes, b_bytes, a_vals, b_vals): the byte images uploaded to the GPU (INT4 packed
+        two per byte, low nibble first) and the same values as float64 arrays for the reference.
+    """
+    if prec.name == "fp16":
+        a = rng.uniform(prec.lo, prec.hi, size=(m, k)).astype(np.float16)
+        b = rng.uniform(prec.lo, prec.hi, size=(n, k)).astype(np.float16)
+        return a, b, a.astype(np.float64), b.astype(np.float64)
+    a = rng.integers(prec.lo, prec.hi + 1, size=(m, k), dtype=np.int8)
+    b = rng.integers(prec.lo, prec.hi + 1, size=(n, k), dtype=np.int8)
+    if prec.name == "int4":
+        pack = lambda v: ((v[:, 0::2] & 0xF) | ((v[:, 1::2] & 0xF) << 4)).astype(np.uint8)  # noqa: E731
+        return pack(a), pack(b), a.astype(np.float64), b.astype(np.float64)
+    return a, b, a.astype(np.float64), b.astype(np.float64)
+
+
+def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision) -> CheckResult:
+    """Compare the kernel's C with the float64 product A @ B.
+
+    Integer precisions must match exactly (float64 represents every INT8 product sum
+    with K <= 2**37 exactly). For FP16 inputs with FP32 accumulation the bound is
+    elementwise, |C - ref| <= gamma_K * (|A| @ |B|) with gamma_K = K*u / (1 - K*u) and
+    u = 2**-23 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5,
+    for any summation order; u doubled from 2**-24 to cover truncating accumulators).
+    """
+    ref = a @ b_t.T
+    c64 = c.astype(np.float64)
+    diff = np.abs(c64 - ref)
+    diff[np.isnan(diff)] = np.inf
+    if prec.exact:
+        bad = diff != 0
+        tol = "exact"
+    else:
+        kdim = a.shape[1]
+        u = 2.0**-23
+        gamma = kdim * u / (1 - kdim * u)
+        bound = gamma * (np.abs(a) @ np.abs(b_t).T)
+        bad = diff > bound
+        tol = f"|C-ref| <= gamma_K*(|A||B|), gamma_K={gamma:.3e} (K={kdim}, u=2^-23)"
+    norm = float(np.linalg.norm(ref))
+    fro = float(np.linalg.norm(np.where(np.isfinite(diff), diff, 0.0))) / norm if norm else 0.0
+    if not np.all(np.isfinite(diff)):
+        fro = float("inf")
+    bad_idx = np.flatnonzero(bad)
+    first = None
+    if bad_idx.size:
+        r, col = divmod(int(bad_idx[0]), c.shape[1])
+        first = (r, col)
+    return CheckResult(passed=bad_idx.size == 0, max_abs_error=float(diff.max()),
+                       rel_fro_error=fro, tolerance=tol, bad_count=int(bad_idx.size),
+                       first_bad=first)
+
+
+class GemmRunner:
+    """One kernel from one cubin, with device buffers for an M x N x K problem.
+
+    Args:
+        cubin: path of the cubin built for this GPU's architecture.
+        kernel: the kernel's (extern "C") name in the cubin.
+        precision: ``fp16``, ``int8`` or ``int4``.
+        tiling: the tiling the cubin was built with (grid = (N/block_n, M/block_m)).
+        m, n, k: problem size in elements; refused with ConfigError if not tileable.
+        seed: seed of the random inputs.
+
+    Raises:
+        ConfigError: the size does not tile; RuntimeError: a CUDA call failed.
+    """
+
+    def __init__(self, cubin: Path, kernel: str, precision: str, tiling: Tiling,
+                 m: int, n: int, k: int, seed: int) -> None:
+        from cuda.bindings import driver as cu
+
+        self.cu = cu
+        self.kernel, self.prec, self.tiling = kernel, precision_of(precision), tiling
+        self.m, self.n, self.k, self.seed = m, n, k, seed
+        tiling.check_shape(kernel, self.prec, m, n, k)
+        _check(cu.cuInit(0), "cuInit")
+        dev = _check(cu.cuDeviceGet(0), "cuDeviceGet")
+        self.ctx = _check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+        _check(cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+        self.module = _check(cu.cuModuleLoadData(Path(cubin).read_bytes()), f"cuModuleLoadData({cubin})")
+        self.func = _check(cu.cuModuleGetFunction(self.module, kernel.encode()),
+                           f"cuModuleGetFunction({kernel})")
+        self.stream = _check(cu.cuStreamCreate(0), "cuStreamCreate")
+
+        rng = np.random.default_rng(seed)
+        a_dev, b_dev, self.a_ref, self.b_ref = make_inputs(self.prec, m, n, k, rng)
+        self.c_bytes = m * n * 4
+        self.d_a = self._upload(a_dev)
+        self.d_b = self._upload(b_dev)
+        self.d_c = _check(cu.cuMemAlloc(self.c_bytes), "cuMemAlloc(C)")
+        # kernelParams: an array of pointers to each argument's value.
+        self._argv = [np.array([int(self.d_a)], np.uint64), np.array([int(self.d_b)], np.uint64),
+                      np.array([int(self.d_c)], np.uint64), np.array([m], np.int32),
+                      np.array([n], np.int32), np.array([k], np.int32)]
+        self._params = np.array([v.ctypes.data for v in self._argv], dtype=np.uint64)
+
+    def _upload(self, host: np.ndarray):
+        host = np.ascontiguousarray(host)
+        ptr = _check(self.cu.cuMemAlloc(host.nbytes), "cuMemAlloc")
+        _check(self.cu.cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes), "cuMemcpyHtoD")
+        return ptr
+
+    def poison(self) -> None:
+        """Fill C with the poison pattern (NaN for FP32 C, an unreachable value for INT32)."""
+        pattern = POISON_F32 if self.prec.c_dtype == np.float32 else POISON_S32
+        _check(self.cu.cuMemsetD32Async(self.d_c, pattern, self.m * self.n, self.stream), "cuMemsetD32")
+
+    def launch(self) -> None:
+        """Enqueue one launch on the runner's stream (asynchronous)."""
+        t = self.tiling
+        _check(self.cu.cuLaunchKernel(self.func, self.n // t.block_n, self.m // t.block_m, 1,
+                                      t.threads, 1, 1, 0, self.stream, self._params.ctypes.data, 0),
+               f"cuLaunchKernel({self.kernel})")
+
+    def sync(self) -> None:
+        _check(self.cu.cuStreamSynchronize(self.stream), f"{self.kernel} execution")
+
+    def result(self) -> np.ndarray:
+        """C copied back to the host, shape (M, N), float32 or int32."""
+        out = np.empty((self.m, self.n), dtype=self.prec.c_dtype)
+        _check(self.cu.cuMemcpyDtoH(out.ctypes.data, self.d_c, self.c_bytes), "cuMemcpyDtoH")
+        return out
+
+    def check(self) -> CheckResult:
+        """Poison C, launch once, compare with the float64 reference."""
+        self.poison()
+        self.launch()
+        self.sync()
+        return compare(self.result(), self.a_ref, self.b_ref, self.prec)
+
+    def time(self, warmups: int, repeats: int) -> Timing:
+        """Median-ready event timings: ``warmups`` untimed launches, then ``repeats`` timed ones,
+        each bracketed by its own pair of events on the same stream."""
+        cu = self.cu
+        for _ in range(warmups):
+            self.launch()
+        events = [(_check(cu.cuEventCreate(0), "cuEventCreate"), _check(cu.cuEventCreate(0), "cuEventCreate"))
+                  for _ in range(repeats)]
+        for start, end in events:
+            _check(cu.cuEventRecord(start, self.stream), "cuEventRecord")
+            self.launch()
+            _check(cu.cuEventRecord(end, self.stream), "cuEventRecord")
+        self.sync()
+        samples = [1e6 * _check(cu.cuEventElapsedTime(s, e), "cuEventElapsedTime") for s, e in events]
+        for s, e in events:
+            cu.cuEventDestroy(s)
+            cu.cuEventDestroy(e)
+        return Timing(warmups, repeats, samples)
+
+    def close(self) -> None:
+        for p in (self.d_a, self.d_b, self.d_c):
+            self.cu.cuMemFree(p)
+        self.cu.cuModuleUnload(self.module)
+        self.cu.cuStreamDestroy(self.stream)
+
+
+def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
+                   warmups: int, repeats: int, seed: int) -> dict:
+    """Check one kernel at M = N = K = n, then time it; returns the record written to JSON.
+
+    The record holds kernel, precision, n, seed, check outcome (max_abs_error, rel_fro_error,
+    tolerance), timing (median/min/p25/p75/max in ns, warmups, repeats) and throughput
+    (2*N^3 / median, in TFLOP/s for FP16 or TOP/s for INT8/INT4).
+
+    Raises:
+        CheckFailedError: the output is wrong; the message has the largest error and the
+            first bad (row, col). No timing is taken then.
+    """
+    run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed)
+    try:
+        chk = run.check()
+        if not chk.passed:
+            raise CheckFailedError(
+                f"{kernel} N={n}: {chk.bad_count} of {n * n} elements outside tolerance "
+                f"({chk.tolerance}); max |C-ref| = {chk.max_abs_error:g}, first bad (row, col) = "
+                f"{chk.first_bad}, seed {seed}")
+        tim = run.time(warmups, repeats)
+    finally:
+        run.close()
+    ops = gemm_ops(n, n, n)
+    med = tim.median_ns
+    return {
+        "kernel": kernel, "precision": precision, "n": n, "seed": seed,
+        "check": asdict(chk),
+        "warmups": tim.warmups, "repeats": tim.repeats,
+        "median_ns": med, "min_ns": min(tim.samples_ns), "p25_ns": tim.quantile_ns(0.25),
+        "p75_ns": tim.quantile_ns(0.75), "max_ns": max(tim.samples_ns),
+        "ops": ops, "throughput": ops / med / 1e3, "throughput_unit": run.prec.throughput_unit,
+        "samples_ns": tim.samples_ns,
+    }
+
+
+def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
+                   warmups: int, seed: int) -> CheckResult:
+    """The program ncu profiles: ``warmups`` launches, then one launch (the one ncu keeps,
+    with ``--launch-skip warmups --launch-count 1``), whose output is then checked.
+
+    Raises:
+        CheckFailedError: the profiled launch's output is wrong.
+    """
+    run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed)
+    try:
+        for _ in range(warmups):
+            run.launch()
+        run.sync()
+        chk = run.check()
+    finally:
+        run.close()
+    if not chk.passed:
+        raise CheckFailedError(f"{kernel} N={n}: profiled launch wrong: max |C-ref| = "
+                               f"{chk.max_abs_error:g}, first bad (row, col) = {chk.first_bad}")
+    return chk
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m analysis.harness", description=__doc__.split("\n\n")[0])
+    p.add_argument("mode", choices=["check-time", "profile"])
+    p.add_argument("--cubin", type=Path, required=True)
+    p.add_argument("--kernel", required=True)
+    p.add_argument("--precision", required=True, choices=["fp16", "int8", "int4"])
+    p.add_argument("--n", type=int, required=True)
+    p.add_argument("--tiling", default="64,32,64,4,2,2",
+                   help="block_m,block_n,block_k_bytes,warps_m,warps_n,stages")
+    p.add_argument("--warmups", type=int, default=10)
+    p.add_argument("--repeats", type=int, default=50)
+    p.add_argument("--seed", type=int, default=None, help="default: fresh from os.urandom")
+    p.add_argument("--out", type=Path, help="JSON record (check-time mode)")
+    args = p.parse_args(argv)
+    tiling = Tiling(*(int(x) for x in args.tiling.split(",")))
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    t0 = time.perf_counter()
+    try:
+        if args.mode == "check-time":
+            rec = check_and_time(args.cubin, args.kernel, args.precision, args.n, tiling,
+                                 args.warmups, args.repeats, seed)
+            rec["tiling"] = asdict(tiling)
+            if args.out:
+                write_json(args.out, rec)
+            print(f"{args.kernel} N={args.n}: check passed (max |C-ref| {rec['check']['max_abs_error']:g}), "
+                  f"median {rec['median_ns'] / 1e3:.2f} us over {rec['repeats']}, "
+                  f"{rec['throughput']:.2f} {rec['throughput_unit']} [{time.perf_counter() - t0:.1f} s]")
+        else:
+            chk = profile_target(args.cubin, args.kernel, args.precision, args.n, tiling, args.warmups, seed)
+            print(f"{args.kernel} N={args.n}: profiled launch checked, max |C-ref| {chk.max_abs_error:g}")
+    except (CheckFailedError, ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+"""Read Nsight Compute reports (``.ncu-rep`` or ``.ncu-rep.xz``) into tidy pandas tables.
+
+Everything goes through NVIDIA's ``ncu_report`` module (PyPI ``ncu-report``), which reads
+reports without a GPU. Values are kept in the report's own base units (ns, byte, cycle,
+sector, %); nothing is rescaled.
+
+The reader does not raise on broken input by itself: it loads a truncated report as
+zero ranges and a corrupted one as a launch with zero metrics. :func:`load_report`
+checks for both and raises :class:`~analysis.errors.ReportError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import lzma
+import math
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import ReportError
+from .precision import PRECISIONS
+
+#: Columns of the per-report tidy table, in order (one row per launch x metric).
+TIDY_COLUMNS = ["kernel", "precision", "n", "launch", "metric", "value", "value_str", "unit",
+                "metric_type", "instances"]
+
+_FILE_RE = re.compile(r"^(?P<kernel>.+)_n(?P<n>\d+)\.ncu-rep(?:\.xz)?$")
+_METRIC_TYPE = {0: "other", 1: "counter", 2: "ratio", 3: "throughput"}
+
+
+@dataclass(frozen=True)
+class ReportName:
+    """Kernel and N encoded in a report's file name, ``{kernel}_n{N}.ncu-rep[.xz]``."""
+
+    kernel: str
+    n: int
+
+    @classmethod
+    def parse(cls, path: str | Path) -> ReportName | None:
+        m = _FILE_RE.match(Path(path).name)
+        return cls(m["kernel"], int(m["n"])) if m else None
+
+
+def precision_from_kernel(kernel: str) -> str | None:
+    """The precision prefix of a kernel name (``int8_wmma`` -> ``int8``), or None."""
+    head = kernel.split("_", 1)[0]
+    return head if head in PRECISIONS else None
+
+
+@contextlib.contextmanager
+def _plain_report(path: Path) -> Iterator[Path]:
+    """Yield a path ``ncu_report`` can open: the file itself, or an xz-decompressed copy."""
+    if not path.exists():
+        raise ReportError(path, "file does not exist")
+    if path.stat().st_size == 0:
+        raise ReportError(path, "file is empty", "re-run the profile step")
+    if path.suffix != ".xz":
+        yield path
+        return
+    tmpdir = Path(tempfile.mkdtemp(prefix="ncu-rep-"))
+    try:
+        plain = tmpdir / path.name[: -len(".xz")]
+        try:
+            with lzma.open(path) as src, open(plain, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+        except (lzma.LZMAError, EOFError) as exc:
+            raise ReportError(path, f"not a complete xz stream ({exc})",
+                              "the file is truncated or corrupt; re-run the profile step") from None
+        if plain.stat().st_size == 0:
+            raise ReportError(path, "decompresses to an empty file")
+        yield plain
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _metric_value(metric) -> tuple[float, str | None]:
+    """(numeric value, string value) of one metric; NaN for a missing or non-numeric value."""
+    if not metric.has_value():
+        return math.nan, None
+    val = metric.value()
+    if val is None:
+        return math.nan, None
+    if isinstance(val, str):
+        return math.nan, val
+    try:
+        return float(val), None
+    except (TypeError, ValueError):
+        return math.nan, str(val)
+
+
+def _actions(ctx) -> Iterator[tuple[int, object]]:
+    idx = 0
+    for r in range(ctx.num_ranges()):
+        rng = ctx.range_by_idx(r)
+        for a in range(rng.num_actions()):
+            yield idx, rng.action_by_idx(a)
+            idx += 1
+
+
+def _open(path: Path, plain: Path):
+    import ncu_report
+
+    try:
+        ctx = ncu_report.load_report(str(plain))
+    except Exception as exc:  # the native reader's own failure
+        raise ReportError(path, f"ncu_report cannot read it ({type(exc).__name__}: {exc})",
+                          "is it an Nsight Compute report?") from None
+    if ctx.num_ranges() == 0:
+        raise ReportError(path, "holds no profiling range (truncated, or not a report)",
+                          "re-run the profile step")
+    return ctx
+
+
+def load_report(path: str | Path, *, expect_launches: int | None = 1) -> pd.DataFrame:
+    """Read one report into a tidy long table, one row per launch x metric.
+
+    Args:
+        path: ``{kernel}_n{N}.ncu-rep`` or the same with ``.xz``. Kernel and N are taken
+            from the file name when it has that form, otherwise from the report (kernel
+            = the launch's function name, N = NA).
+        expect_launches: the number of kernel launches the report must hold (1 for the
+            workflow's own reports); None accepts any number >= 1.
+
+    Returns:
+        DataFrame with columns :data:`TIDY_COLUMNS`: ``kernel`` (str), ``precision`` (str or
+        NA), ``n`` (Int64), ``launch`` (int, 0-based across ranges), ``metric`` (Nsight
+        Compute name, verbatim), ``value`` (float64; NaN where the metric is a string or
+        has no value), ``value_str`` (string-valued metrics), ``unit`` (as the report
+        gives it), ``metric_type`` (counter/ratio/throughput/other), ``instances``
+        (number of instance values; the row holds the total).
+
+    Raises:
+        ReportError: missing, empty, truncated, corrupt or non-report file; a launch with
+            no metrics; a launch count other than ``expect_launches``. The message names
+            the file and the cause.
+    """
+    path = Path(path)
+    name = ReportName.parse(path)
+    rows: list[tuple] = []
+    with _plain_report(path) as plain:
+        ctx = _open(path, plain)
+        actions = list(_actions(ctx))
+        if not actions:
+            raise ReportError(path, "holds no kernel launch")
+        if expect_launches is not None and len(actions) != expect_launches:
+            raise ReportError(path, f"holds {len(actions)} kernel launches, expected {expect_launches}",
+                              "profile with --launch-count 1 and a --kernel-name filter")
+        for launch, action in actions:
+            names = action.metric_names()
+            if len(names) == 0:
+                raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
+            kernel = name.kernel if name else action.name()
+            if name and action.name() != name.kernel:
+                raise ReportError(path, f"launch {launch} is kernel {action.name()!r}, "
+                                        f"but the file name says {name.kernel!r}")
+            for metric_name in sorted(names):
+                m = action.metric_by_name(metric_name)
+                value, value_str = _metric_value(m)
+                rows.append((kernel, metric_name, launch, value, value_str, m.unit(),
+                             _METRIC_TYPE.get(m.metric_type(), "other"), m.num_instances()))
+    df = pd.DataFrame(rows, columns=["kernel", "metric", "launch", "value", "value_str", "unit",
+                                     "metric_type", "instances"])
+    df["precision"] = df["kernel"].map(precision_from_kernel).astype("string")
+    df["n"] = pd.array([name.n if name else pd.NA] * len(df), dtype="Int64")
+    for col in ("kernel", "metric", "value_str", "unit", "metric_type"):
+        df[col] = df[col].astype("string")
+    df["value"] = df["value"].astype("float64")
+    return df[TIDY_COLUMNS]
+
+
+def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.DataFrame:
+    """Per-instance values of instanced metrics (per opcode, per SASS PC, per sample).
+
+    Args:
+        path: as for :func:`load_report`.
+        metrics: metric names to read; None reads every instanced metric.
+
+    Returns:
+        DataFrame with columns kernel, n, launch, metric, instance (int position),
+        key (the correlation id as a string: an opcode such as ``LDGSTS.E.BYPASS.128``,
+        a PC, or a sample index), value (float64), value_str.
+
+    Raises:
+        ReportError: as :func:`load_report`.
+    """
+    path = Path(path)
+    name = ReportName.parse(path)
+    rows: list[tuple] = []
+    with _plain_report(path) as plain:
+        ctx = _open(path, plain)
+        for launch, action in _actions(ctx):
+            kernel = name.kernel if name else action.name()
+            wanted = metrics if metrics is not None else list(action.metric_names())
+            for metric_name in wanted:
+                m = action.metric_by_name(metric_name)
+                if m is None or m.num_instances() == 0:
+                    continue
+                ids = m.correlation_ids() if m.has_correlation_ids() else None
+                for i in range(m.num_instances()):
+                    v = m.value(i)
+                    key = str(ids.value(i)) if ids is not None else str(i)
+                    if isinstance(v, str):
+                        rows.append((kernel, launch, metric_name, i, key, math.nan, v))
+                    else:
+                        rows.append((kernel, launch, metric_name, i, key,
+                                     math.nan if v is None else float(v), None))
+    df = pd.DataFrame(rows, columns=["kernel", "launch", "metric", "instance", "key", "value", "value_str"])
+    df.insert(1, "n", pd.array([name.n if name else pd.NA] * len(df), dtype="Int64"))
+    for col in ("kernel", "metric", "key", "value_str"):
+        df[col] = df[col].astype("string")
+    return df

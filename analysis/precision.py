@@ -1,0 +1,57 @@
+"""Element types of the GEMM kernels: storage, accumulation and how to count work.
+
+Every kernel computes C = A * B with A (M x K) row-major, B (K x N) column-major, i.e.
+stored as N rows of K elements, and C (M x N) row-major.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Precision:
+    """One input precision.
+
+    Attributes:
+        name: ``fp16``, ``int8`` or ``int4``.
+        bits: bits per stored input element (INT4 packs two per byte along K).
+        lo, hi: inclusive range of the random inputs drawn for checks.
+        c_dtype: numpy dtype of C as the kernel writes it (float32 or int32).
+        throughput_unit: ``TFLOP/s`` for floating point, ``TOP/s`` for integers.
+        exact: whether the result must match the reference exactly.
+    """
+
+    name: str
+    bits: int
+    lo: float
+    hi: float
+    c_dtype: np.dtype
+    throughput_unit: str
+    exact: bool
+
+    def row_bytes(self, k: int) -> int:
+        """Bytes of one row of A (or one column of B) holding ``k`` elements."""
+        return k * self.bits // 8
+
+
+PRECISIONS: dict[str, Precision] = {
+    "fp16": Precision("fp16", 16, -1.0, 1.0, np.dtype(np.float32), "TFLOP/s", exact=False),
+    "int8": Precision("int8", 8, -128, 127, np.dtype(np.int32), "TOP/s", exact=True),
+    "int4": Precision("int4", 4, -8, 7, np.dtype(np.int32), "TOP/s", exact=True),
+}
+
+
+def gemm_ops(m: int, n: int, k: int) -> int:
+    """Operations of one GEMM: 2*M*N*K (a multiply and an add per inner-product term)."""
+    return 2 * m * n * k
+
+
+def precision_of(name: str) -> Precision:
+    """Look up a precision by name; raises KeyError naming the valid ones."""
+    try:
+        return PRECISIONS[name]
+    except KeyError:
+        raise KeyError(f"unknown precision {name!r}; expected one of {sorted(PRECISIONS)}") from None

@@ -1,0 +1,101 @@
+"""Run a kernel under ``ncu --set full`` and store the report xz-compressed.
+
+The profiled program is :mod:`analysis.harness` in ``profile`` mode: warm-up launches,
+then the one launch ncu keeps (``--launch-skip <warmups> --launch-count 1``), restricted
+by ``--kernel-name`` to the kernel itself. Clocks are left alone
+(``--clock-control none``): the report holds the clocks the GPU actually ran at.
+"""
+
+from __future__ import annotations
+
+import lzma
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import AnalysisError
+from .gpu import GpuInfo
+from .harness import Tiling
+from .io import atomic_path, write_json
+from .tools import find_tool, ncu_version, nvcc_version
+
+#: What ncu says when the driver withholds the performance counters, and the fix.
+PERM_HINT = ("ERR_NVGPUCTRPERM: this user may not read GPU performance counters; run as root or "
+             "set the driver option NVreg_RestrictProfilingToAdminUsers=0 "
+             "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)")
+
+
+def ncu_command(ncu: Path, section_set: str, kernel: str, warmups: int, out_base: Path) -> list[str]:
+    """The ncu command line (without the profiled program)."""
+    return [str(ncu), "--set", section_set, "--clock-control", "none", "--kernel-name", kernel,
+            "--launch-skip", str(warmups), "--launch-count", "1", "--force-overwrite",
+            "--export", str(out_base)]
+
+
+def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
+                   report_xz: Path, *, section_set: str = "full", warmups: int = 3,
+                   ncu: str | None = None) -> None:
+    """Profile one kernel at M = N = K = n and write ``report_xz`` (xz, preset 9).
+
+    The report appears only after ncu succeeded, the profiled launch passed its check
+    and the compressed file is complete (temporary name, then rename).
+
+    Raises:
+        ToolNotFoundError: ncu is missing; AnalysisError: ncu or the check failed (the
+        message carries the end of ncu's output, and the permission fix for
+        ERR_NVGPUCTRPERM).
+    """
+    exe = find_tool("ncu", ncu)
+    tmpdir = Path(tempfile.mkdtemp(prefix="ncu-"))
+    try:
+        base = tmpdir / f"{kernel}_n{n}"
+        prog = [sys.executable, "-m", "analysis.harness", "profile", "--cubin", str(cubin),
+                "--kernel", kernel, "--precision", precision, "--n", str(n),
+                "--tiling", ",".join(str(v) for v in (tiling.block_m, tiling.block_n, tiling.block_k_bytes,
+                                                      tiling.warps_m, tiling.warps_n, tiling.stages)),
+                "--warmups", str(warmups)]
+        cmd = [*ncu_command(exe, section_set, kernel, warmups, base), *prog]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        print(f"$ {' '.join(cmd)}\n{proc.stdout}{proc.stderr}")
+        out = proc.stdout + proc.stderr
+        if "ERR_NVGPUCTRPERM" in out:
+            raise AnalysisError(f"{kernel} N={n}: {PERM_HINT}")
+        plain = base.with_suffix(".ncu-rep")
+        if proc.returncode != 0 or not plain.exists():
+            tail = "\n".join(out.strip().splitlines()[-15:])
+            raise AnalysisError(f"{kernel} N={n}: ncu exited with {proc.returncode} "
+                                f":\n{tail}")
+        with atomic_path(report_xz) as tmp:
+            with open(plain, "rb") as src, lzma.open(tmp, "wb", preset=9) as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, *,
+                       section_set: str, ncu: str | None = None, nvcc: str | None = None) -> dict:
+    """Write ``metadata.json`` of a profile set: GPU, compute capability, driver, CUDA,
+    Nsight Compute and nvcc versions, clock-control mode, tiling and the UTC date."""
+    meta = {
+        "set": set_name,
+        "gpu": gpu.name,
+        "cc": gpu.cc,
+        "arch": gpu.arch,
+        "driver": gpu.driver,
+        "cuda_version": gpu.cuda_driver,
+        "ncu_version": ncu_version(find_tool("ncu", ncu)),
+        "nvcc_version": nvcc_version(find_tool("nvcc", nvcc)),
+        "section_set": section_set,
+        "clock_control": "none",
+        "tiling": asdict(tiling),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    write_json(path, meta)
+    return meta
+
+
+__all__ = ["profile_kernel", "write_set_metadata", "ncu_command", "PERM_HINT", "AnalysisError"]

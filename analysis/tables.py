@@ -1,0 +1,184 @@
+"""Tidy tables of a profile set and the per-(kernel, N) summary the figures read.
+
+The set table stacks the per-report tables of :func:`analysis.ncu.load_report` and adds
+the set's columns (set, gpu, cc, driver, cuda_version, ncu_version). The summary has
+one row per (kernel, N): selected Nsight Compute metrics under their own names, the
+event timings taken outside the profiler, and a few derived columns whose formulas are
+given in :data:`DERIVED`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: Set-level columns, in order, put in front of the per-report columns.
+SET_COLUMNS = ["set", "gpu", "cc", "driver", "cuda_version", "ncu_version"]
+
+#: Metrics copied into the summary, verbatim.
+SUMMARY_METRICS = [
+    "gpu__time_duration.sum",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "dram__cycles_active.avg",
+    "dram__cycles_active.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "smsp__sass_inst_executed_op_global_ld.sum",
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio",
+    "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+    "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+    "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+    "smsp__inst_executed.sum",
+    "sm__cycles_elapsed.avg.per_second",
+    "dram__cycles_elapsed.avg.per_second",
+]
+
+#: Instanced metric giving thread-level executions per SASS opcode with modifiers.
+OPCODE_THREADS = "sass__thread_inst_executed_true_per_opcode_with_modifier_all"
+
+#: Derived summary columns and how each is computed.
+DERIVED = {
+    "global_ld_sectors_per_request": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum / "
+                                     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum (L1TEX global "
+                                     "loads; on sm_90 with ncu 2025.3 these requests include LDGSTS)",
+    "ldgsts_sectors": "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum + "
+                      "..._cache_bypass.sum",
+    "ldgsts_sectors_per_request": "ldgsts_sectors / sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+    "ldgsts_bytes_requested": f"sum over LDGSTS* opcodes of {OPCODE_THREADS} x access bytes "
+                             "(SASS width modifier .128 = 16 B, .64 = 8 B, none = 4 B)",
+    "ldgsts_bytes_per_sector": "ldgsts_bytes_requested / ldgsts_sectors (32 = every byte of every sector used)",
+    "ldgsts_ideal_sectors_per_request": "ldgsts_bytes_requested / requests / 32 B",
+    "throughput": "2 N^3 / median_ns (event timing outside the profiler) or, without timings, "
+                  "/ gpu__time_duration.sum; TFLOP/s (FP16) or TOP/s (INT8/INT4)",
+}
+
+
+def read_metadata(path: str | Path | None) -> dict:
+    """A set's ``metadata.json`` as a dict ({} when absent)."""
+    if path is None or not Path(path).exists():
+        return {}
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def _metric_str(df: pd.DataFrame, metric: str) -> str | None:
+    hit = df.loc[df["metric"] == metric, "value_str"].dropna()
+    return str(hit.iloc[0]) if len(hit) else None
+
+
+def _metric_num(df: pd.DataFrame, metric: str) -> float | None:
+    hit = df.loc[df["metric"] == metric, "value"].dropna()
+    return float(hit.iloc[0]) if len(hit) else None
+
+
+def set_table(reports: list[pd.DataFrame], set_name: str, metadata: dict) -> pd.DataFrame:
+    """Stack per-report tables into one table for a profile set.
+
+    GPU name and compute capability come from each report
+    (``device__attribute_display_name``, ``device__attribute_compute_capability_major/minor``);
+    driver, CUDA and Nsight Compute versions from the set's metadata (NA when unknown).
+    """
+    frames = []
+    for df in reports:
+        df = df.copy()
+        major = _metric_num(df, "device__attribute_compute_capability_major")
+        minor = _metric_num(df, "device__attribute_compute_capability_minor")
+        df.insert(0, "set", set_name)
+        df.insert(1, "gpu", _metric_str(df, "device__attribute_display_name") or metadata.get("gpu"))
+        df.insert(2, "cc", f"{int(major)}.{int(minor)}" if major is not None and minor is not None
+                  else metadata.get("cc"))
+        df.insert(3, "driver", metadata.get("driver"))
+        df.insert(4, "cuda_version", metadata.get("cuda_version"))
+        df.insert(5, "ncu_version", metadata.get("ncu_version"))
+        frames.append(df)
+    out = pd.concat(frames, ignore_index=True)
+    for col in SET_COLUMNS:
+        out[col] = out[col].astype("string")
+    return out.sort_values(["kernel", "n", "launch", "metric"], kind="stable").reset_index(drop=True)
+
+
+def access_bytes(opcode: str) -> int:
+    """Bytes per thread of a SASS memory instruction from its width modifier
+    (``LDGSTS.E.BYPASS.128`` -> 16, ``LDG.E.64`` -> 8, no width -> 4)."""
+    widths = [int(t) for t in opcode.split(".")[1:] if re.fullmatch(r"(8|16|32|64|128)", t)]
+    return (widths[-1] // 8) if widths else 4
+
+
+def ldgsts_bytes(instances: pd.DataFrame) -> pd.Series:
+    """Bytes requested by LDGSTS per (kernel, n), from thread-level opcode counts."""
+    sel = instances[(instances["metric"] == OPCODE_THREADS) & instances["key"].str.startswith("LDGSTS")]
+    sel = sel.assign(bytes=sel["value"] * sel["key"].map(access_bytes))
+    return sel.groupby(["kernel", "n"])["bytes"].sum()
+
+
+def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
+            timings: pd.DataFrame | None) -> pd.DataFrame:
+    """One row per (kernel, N) with the figures' inputs.
+
+    Args:
+        metrics: a set table (:func:`set_table`), one launch per report.
+        instances: per-instance values (:func:`analysis.ncu.load_instances`) or None.
+        timings: the set's event timings (kernel, n, median_ns, p25_ns, p75_ns, repeats, ...)
+            or None; without them throughput falls back to ncu's gpu__time_duration.sum.
+
+    Returns:
+        DataFrame keyed by set, gpu, kernel, precision, n with the columns of
+        :data:`SUMMARY_METRICS` (NaN where a report lacks one) and :data:`DERIVED`.
+    """
+    keys = ["set", "gpu", "kernel", "precision", "n"]
+    sel = metrics[metrics["metric"].isin(SUMMARY_METRICS)]
+    wide = sel.pivot_table(index=keys, columns="metric", values="value", aggfunc="first", dropna=False)
+    base = metrics[keys].drop_duplicates().set_index(keys)
+    wide = base.join(wide).reset_index()
+    for m in SUMMARY_METRICS:
+        if m not in wide:
+            wide[m] = np.nan
+    wide = wide[keys + SUMMARY_METRICS].copy()
+
+    wide["global_ld_sectors_per_request"] = (wide["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+                                             / wide["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"])
+    wide["ldgsts_sectors"] = (wide["sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"]
+                              + wide["sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"])
+    req = wide["sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum"].replace(0, np.nan)
+    wide["ldgsts_sectors_per_request"] = wide["ldgsts_sectors"] / req
+    if instances is not None and len(instances):
+        by = ldgsts_bytes(instances)
+        wide["ldgsts_bytes_requested"] = [by.get((k, n), np.nan) for k, n in zip(wide["kernel"], wide["n"])]
+    else:
+        wide["ldgsts_bytes_requested"] = np.nan
+    wide["ldgsts_bytes_per_sector"] = wide["ldgsts_bytes_requested"] / wide["ldgsts_sectors"].replace(0, np.nan)
+    wide["ldgsts_ideal_sectors_per_request"] = wide["ldgsts_bytes_requested"] / req / 32.0
+    no_ldg = wide["smsp__sass_inst_executed_op_global_ld.sum"].fillna(0) == 0
+    wide.loc[no_ldg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"] = np.nan
+
+    ops = 2.0 * wide["n"].astype("float64") ** 3
+    wide["throughput_unit"] = np.where(wide["precision"] == "fp16", "TFLOP/s", "TOP/s")
+    if timings is not None and len(timings):
+        t = timings[["kernel", "n", "median_ns", "p25_ns", "p75_ns", "repeats"]]
+        wide = wide.merge(t, on=["kernel", "n"], how="left")
+    else:
+        for col in ("median_ns", "p25_ns", "p75_ns", "repeats"):
+            wide[col] = np.nan
+    timed = wide["median_ns"].notna()
+    dur = wide["median_ns"].where(timed, wide["gpu__time_duration.sum"])
+    wide["throughput"] = ops / dur / 1e3
+    wide["throughput_source"] = np.where(timed, "cuda events (outside profiler)",
+                                         "ncu gpu__time_duration.sum (under profiler)")
+    return wide.sort_values(["precision", "kernel", "n"]).reset_index(drop=True)
+
+
+def timings_table(records: list[dict]) -> pd.DataFrame:
+    """The set's timings.csv from the harness's JSON records (samples left out):
+    kernel, precision, n, seed, warmups, repeats, median/min/p25/p75/max in ns, throughput,
+    throughput_unit, max_abs_error, rel_fro_error, tolerance."""
+    rows = []
+    for r in records:
+        rows.append({k: r[k] for k in ("kernel", "precision", "n", "seed", "warmups", "repeats", "median_ns",
+                                        "min_ns", "p25_ns", "p75_ns", "max_ns", "throughput", "throughput_unit")}
+                    | {"max_abs_error": r["check"]["max_abs_error"],
+                       "rel_fro_error": r["check"]["rel_fro_error"], "tolerance": r["check"]["tolerance"]})
+    return pd.DataFrame(rows).sort_values(["precision", "kernel", "n"]).reset_index(drop=True)

@@ -1,0 +1,88 @@
+"""Helpers the Snakemake rules call: config checks, profile-set discovery, GPU detection."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError, ToolNotFoundError
+from .gpu import GpuInfo, detect_gpu, profile_set_name
+from .harness import Tiling
+from .ncu import ReportName
+from .precision import precision_of
+from .tools import find_tool, ncu_version
+
+
+def tiling_from_config(config: dict) -> Tiling:
+    """The Tiling of the config's ``tiling`` block."""
+    return Tiling(**config["tiling"])
+
+
+def check_config(config: dict, kernel_dir: Path) -> None:
+    """Refuse a config the schema cannot judge, before any build or GPU work.
+
+    Raises:
+        ConfigError: a kernel without a source file, a baseline that is not a kernel of the
+        same precision, an N that is not a multiple of a kernel's tiles.
+    """
+    tiling = tiling_from_config(config)
+    kernels = config["kernels"]
+    for name, spec in kernels.items():
+        src = kernel_dir / f"{name}.cu"
+        if not src.exists():
+            raise ConfigError(f"config kernels.{name}: no source file {src}")
+        base = spec.get("baseline")
+        if base is not None:
+            if base not in kernels:
+                raise ConfigError(f"config kernels.{name}: baseline {base!r} is not a configured kernel")
+            if kernels[base]["precision"] != spec["precision"]:
+                raise ConfigError(f"config kernels.{name}: baseline {base!r} has another precision")
+        prec = precision_of(spec["precision"])
+        for n in config["sizes"]:
+            tiling.check_shape(name, prec, n, n, n)
+
+
+@dataclass(frozen=True)
+class LocalGpu:
+    """The GPU this run profiles, and the profile set its reports go to."""
+
+    info: GpuInfo
+    set_name: str
+
+
+def local_gpu(config: dict) -> tuple[LocalGpu | None, str | None]:
+    """(GPU and its set, or None; a one-line reason when a GPU is present but unusable)."""
+    if config.get("gpu", "auto") == "off":
+        return None, None
+    info = detect_gpu()
+    if info is None:
+        return None, None
+    try:
+        ncu = find_tool("ncu", (config.get("tools") or {}).get("ncu"))
+        version = ncu_version(ncu)
+    except ToolNotFoundError as exc:
+        return None, (f"GPU {info.name} found but {exc}; skipping check/time/profile "
+                      "and analysing the committed profile sets only")
+    return LocalGpu(info, profile_set_name(info, version)), None
+
+
+def committed_sets(profiles: Path, wanted: list[str] | None = None) -> list[str]:
+    """Profile sets under ``profiles/``: folders holding ``reports/*.ncu-rep.xz``.
+
+    Raises:
+        ConfigError: a set named in ``wanted`` does not exist.
+    """
+    found = sorted(p.parent.parent.name for p in profiles.glob("*/reports/*.ncu-rep.xz"))
+    found = sorted(set(found) - {"default"})
+    if wanted:
+        for w in wanted:
+            if w not in found:
+                raise ConfigError(f"config profile_sets: no reports under {profiles / w / 'reports'}")
+        return list(wanted)
+    return found
+
+
+def set_reports(profiles: Path, set_name: str) -> list[ReportName]:
+    """The (kernel, N) pairs of a committed set, from its report file names."""
+    names = [ReportName.parse(p) for p in sorted((profiles / set_name / "reports").glob("*.ncu-rep.xz"))]
+    return [n for n in names if n is not None]

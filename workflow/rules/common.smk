@@ -1,0 +1,95 @@
+# Config validation, profile-set discovery and the input functions of the rules.
+import re
+import sys
+from pathlib import Path
+
+from snakemake.utils import validate
+
+from analysis.errors import ConfigError
+from analysis.ncu import ReportName
+from analysis.workflow import check_config, committed_sets, local_gpu, set_reports, tiling_from_config
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+check_config(config, Path("kernels"))
+
+KERNELS = config["kernels"]
+SIZES = config["sizes"]
+ARCHS = sorted(set(config["archs"]))
+TILING = tiling_from_config(config)
+TOOLS = config.get("tools") or {}
+PYTHON = sys.executable
+FIGURE_NAMES = ["occupancy_vs_throughput", "coalescing", "dram_active"]
+
+# One GPU job at a time unless the command line grants more (--resources gpu=N); rules
+# that use the GPU declare resources: gpu=1. Snakemake leaves a resource nobody
+# declared unlimited, and a workflow profile cannot set it here (profiles/ holds the
+# Nsight Compute sets), so it is registered with the workflow directly.
+if "gpu" not in workflow.global_resources:
+    workflow.register_resource("gpu", 1)
+
+GPU, _gpu_note = local_gpu(config)
+if _gpu_note:
+    logger.warning(_gpu_note)
+GPU_SET = GPU.set_name if GPU else None
+
+SETS = committed_sets(Path("profiles"), config.get("profile_sets"))
+if GPU_SET and GPU_SET not in SETS:
+    SETS.append(GPU_SET)
+
+
+wildcard_constraints:
+    kernel=r"[A-Za-z0-9_]+",
+    n=r"\d+",
+    arch=r"sm_\d+a?",
+    set=r"[A-Za-z0-9._-]+",
+    figure="|".join(FIGURE_NAMES),
+
+
+def gpu_kernels():
+    """Kernels the local GPU can run (its architecture is in the kernel's archs)."""
+    return [k for k, spec in KERNELS.items() if GPU and GPU.info.arch in spec["archs"]]
+
+
+def reports_of(set_name):
+    """(kernel, n) pairs whose reports make up a set."""
+    if set_name == GPU_SET:
+        return [ReportName(k, n) for k in gpu_kernels() for n in SIZES]
+    return set_reports(Path("profiles"), set_name)
+
+
+def tidy_inputs(wildcards):
+    return [f"results/tidy/{wildcards.set}/{r.kernel}_n{r.n}.parquet" for r in reports_of(wildcards.set)]
+
+
+def instance_inputs(wildcards):
+    return [f"results/tidy/{wildcards.set}/{r.kernel}_n{r.n}.instances.parquet"
+            for r in reports_of(wildcards.set)]
+
+
+def timings_input(wildcards):
+    """The set's event timings, when it has (or will have) them."""
+    path = f"profiles/{wildcards.set}/timings.csv"
+    return [path] if wildcards.set == GPU_SET or Path(path).exists() else []
+
+
+def metadata_input(wildcards):
+    path = f"profiles/{wildcards.set}/metadata.json"
+    return [path] if wildcards.set == GPU_SET or Path(path).exists() else []
+
+
+def build_outputs():
+    out = []
+    for kernel, spec in KERNELS.items():
+        for arch in ARCHS:
+            if arch in spec["archs"]:
+                out += [f"results/build/{arch}/{kernel}.sass", f"results/build/{arch}/{kernel}.resources.json"]
+    return out
+
+
+def final_outputs():
+    out = build_outputs()
+    for s in SETS:
+        out += [f"results/tables/{s}/metrics.parquet", f"results/tables/{s}/summary.csv"]
+        out += expand("figures/{set}/{figure}.{ext}", set=s, figure=FIGURE_NAMES, ext=["png", "pdf"])
+    return out

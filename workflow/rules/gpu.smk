@@ -1,0 +1,85 @@
+# GPU rules: check and time with CUDA events, then profile with ncu. Defined only when
+# this machine has a GPU and ncu; their outputs go to this GPU's own profile set.
+# resources: gpu=1 keeps two GPU jobs from overlapping under --cores N or a cluster.
+
+if GPU_SET:
+
+    rule check_time:
+        input:
+            cubin=f"results/build/{GPU.info.arch}/{{kernel}}.cubin",
+        output:
+            record="results/gpu/{set}/check/{kernel}_n{n}.json",
+        wildcard_constraints:
+            set=re.escape(GPU_SET),
+        params:
+            precision=lambda w: KERNELS[w.kernel]["precision"],
+            tiling=",".join(str(v) for v in TILING.__dict__.values()),
+            warmups=config["timing"]["warmups"],
+            repeats=config["timing"]["repeats"],
+        resources:
+            gpu=1,
+        log:
+            "logs/check_time/{set}/{kernel}_n{n}.log",
+        benchmark:
+            "benchmarks/check_time/{set}/{kernel}_n{n}.tsv"
+        shell:
+            "{PYTHON} -m analysis.harness check-time --cubin {input.cubin} --kernel {wildcards.kernel}"
+            " --precision {params.precision} --n {wildcards.n} --tiling {params.tiling}"
+            " --warmups {params.warmups} --repeats {params.repeats} --out {output.record} > {log} 2>&1"
+
+    rule profile:
+        input:
+            cubin=f"results/build/{GPU.info.arch}/{{kernel}}.cubin",
+            checked="results/gpu/{set}/check/{kernel}_n{n}.json",
+        output:
+            report="profiles/{set}/reports/{kernel}_n{n}.ncu-rep.xz",
+        wildcard_constraints:
+            set=re.escape(GPU_SET),
+        params:
+            precision=lambda w: KERNELS[w.kernel]["precision"],
+            tiling=TILING,
+            section_set=config["profile"]["section_set"],
+            warmups=config["profile"]["warmups"],
+            ncu=TOOLS.get("ncu"),
+        resources:
+            gpu=1,
+        log:
+            "logs/profile/{set}/{kernel}_n{n}.log",
+        benchmark:
+            "benchmarks/profile/{set}/{kernel}_n{n}.tsv"
+        script:
+            "../scripts/profile.py"
+
+    rule timings:
+        input:
+            records=lambda w: [f"results/gpu/{w.set}/check/{k}_n{n}.json" for k in gpu_kernels() for n in SIZES],
+        output:
+            csv="profiles/{set}/timings.csv",
+        wildcard_constraints:
+            set=re.escape(GPU_SET),
+        log:
+            "logs/timings/{set}.log",
+        benchmark:
+            "benchmarks/timings/{set}.tsv"
+        script:
+            "../scripts/timings.py"
+
+    rule set_metadata:
+        input:
+            reports=lambda w: [f"profiles/{w.set}/reports/{k}_n{n}.ncu-rep.xz" for k in gpu_kernels() for n in SIZES],
+        output:
+            meta="profiles/{set}/metadata.json",
+        wildcard_constraints:
+            set=re.escape(GPU_SET),
+        params:
+            gpu=GPU.info,
+            tiling=TILING,
+            section_set=config["profile"]["section_set"],
+            ncu=TOOLS.get("ncu"),
+            nvcc=TOOLS.get("nvcc"),
+        log:
+            "logs/set_metadata/{set}.log",
+        benchmark:
+            "benchmarks/set_metadata/{set}.tsv"
+        script:
+            "../scripts/set_metadata.py"

@@ -1,0 +1,44 @@
+# Reports -> tidy tables: one per report, one per profile set, and the summary.
+
+
+rule tidy_report:
+    input:
+        report="profiles/{set}/reports/{kernel}_n{n}.ncu-rep.xz",
+    output:
+        metrics="results/tidy/{set}/{kernel}_n{n}.parquet",
+        instances="results/tidy/{set}/{kernel}_n{n}.instances.parquet",
+    log:
+        "logs/tidy_report/{set}/{kernel}_n{n}.log",
+    benchmark:
+        "benchmarks/tidy_report/{set}/{kernel}_n{n}.tsv"
+    script:
+        "../scripts/tidy_report.py"
+
+
+rule set_table:
+    input:
+        reports=tidy_inputs,
+        metadata=metadata_input,
+    output:
+        metrics="results/tables/{set}/metrics.parquet",
+    log:
+        "logs/set_table/{set}.log",
+    benchmark:
+        "benchmarks/set_table/{set}.tsv"
+    script:
+        "../scripts/set_table.py"
+
+
+rule summary:
+    input:
+        metrics="results/tables/{set}/metrics.parquet",
+        instances=instance_inputs,
+        timings=timings_input,
+    output:
+        csv="results/tables/{set}/summary.csv",
+    log:
+        "logs/summary/{set}.log",
+    benchmark:
+        "benchmarks/summary/{set}.tsv"
+    script:
+        "../scripts/summary.py"
