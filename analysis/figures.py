@@ -153,7 +153,8 @@ def dram_active(s: pd.DataFrame, title: str):
             ax.set_xscale("log", base=2)
             ax.set_xlabel("N (M = N = K)")
             ax.set_xticks(sorted(s["n"].unique()), [str(v) for v in sorted(s["n"].unique())])
-        ax1.set_yscale("log")
+        if (s[cyc] > 0).any():  # log scale needs at least one positive point
+            ax1.set_yscale("log")
         ax1.set_ylabel(f"DRAM-active cycles (cycle)\n{cyc}")
         ax2.set_ylabel(f"DRAM active (% of elapsed)\n{pct}")
         ax2.set_ylim(0, 100)

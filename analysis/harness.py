@@ -14,6 +14,7 @@ poisoned before every checked launch so an unwritten element fails the check.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import statistics
 import sys
@@ -108,6 +109,7 @@ class Timing:
     warmups: int
     repeats: int
     samples_ns: list[float] = field(repr=False)
+    gated: bool = False
 
     @property
     def median_ns(self) -> float:
@@ -264,24 +266,61 @@ class GemmRunner:
         self.sync()
         return compare(self.result(), self.a_ref, self.b_ref, self.prec)
 
-    def time(self, warmups: int, repeats: int) -> Timing:
-        """Median-ready event timings: ``warmups`` untimed launches, then ``repeats`` timed ones,
-        each bracketed by its own pair of events on the same stream."""
+    def _gate(self):
+        """A host-memory flag the stream waits on (cuStreamWaitValue32), or None where the
+        driver refuses stream memory operations."""
+        cu = self.cu
+        try:
+            host = _check(cu.cuMemHostAlloc(4, cu.CU_MEMHOSTALLOC_DEVICEMAP), "cuMemHostAlloc")
+            dev = _check(cu.cuMemHostGetDevicePointer(host, 0), "cuMemHostGetDevicePointer")
+        except RuntimeError:
+            return None
+        ctypes.c_uint32.from_address(int(host)).value = 0
+        return host, dev
+
+    def time(self, warmups: int, repeats: int, chunk: int = 100) -> Timing:
+        """Event timings of ``repeats`` launches after ``warmups`` untimed ones; each launch is
+        bracketed by its own pair of events.
+
+        The launches of a chunk are enqueued behind a stream wait on a host flag
+        (cuStreamWaitValue32) that is released only once the whole chunk is queued, so the
+        GPU runs them back to back and an event pair measures the kernel, not the host's
+        launch latency (which exceeds the kernel's time at small N). Chunks of at most
+        ``chunk`` launches keep the queue far from full. Without stream memory operations
+        the launches are timed ungated, and ``Timing.gated`` says so.
+        """
         cu = self.cu
         for _ in range(warmups):
             self.launch()
+        self.sync()
+        gate = self._gate()
         events = [(_check(cu.cuEventCreate(0), "cuEventCreate"), _check(cu.cuEventCreate(0), "cuEventCreate"))
                   for _ in range(repeats)]
-        for start, end in events:
-            _check(cu.cuEventRecord(start, self.stream), "cuEventRecord")
-            self.launch()
-            _check(cu.cuEventRecord(end, self.stream), "cuEventRecord")
-        self.sync()
+        for c0 in range(0, repeats, chunk):
+            if gate is not None:
+                step = c0 // chunk + 1
+                try:
+                    _check(cu.cuStreamWaitValue32(self.stream, gate[1], step,
+                                                  cu.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ),
+                           "cuStreamWaitValue32")
+                except RuntimeError:
+                    cu.cuMemFreeHost(gate[0])
+                    gate = None
+            for start, end in events[c0: c0 + chunk]:
+                _check(cu.cuEventRecord(start, self.stream), "cuEventRecord")
+                self.launch()
+                _check(cu.cuEventRecord(end, self.stream), "cuEventRecord")
+            if gate is not None:
+                ctypes.c_uint32.from_address(int(gate[0])).value = c0 // chunk + 1
+            self.sync()
         samples = [1e6 * _check(cu.cuEventElapsedTime(s, e), "cuEventElapsedTime") for s, e in events]
         for s, e in events:
             cu.cuEventDestroy(s)
             cu.cuEventDestroy(e)
-        return Timing(warmups, repeats, samples)
+        gated = gate is not None
+        if gate is not None:
+            cu.cuMemFreeHost(gate[0])
+        return Timing(warmups, repeats, samples, gated)
 
     def close(self) -> None:
         for p in (self.d_a, self.d_b, self.d_c):
@@ -296,7 +335,8 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 
     The record holds kernel, precision, n, seed, check outcome (max_abs_error, rel_fro_error,
     tolerance), timing (median/min/p25/p75/max in ns, warmups, repeats) and throughput
-    (2*N^3 / median, in TFLOP/s for FP16 or TOP/s for INT8/INT4).
+    (2*N^3 / median, in TFLOP/s for FP16 or TOP/s for INT8/INT4); ``gated`` tells whether
+    the launches ran back to back behind a stream gate (see :meth:`GemmRunner.time`).
 
     Raises:
         CheckFailedError: the output is wrong; the message has the largest error and the
@@ -318,7 +358,7 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     return {
         "kernel": kernel, "precision": precision, "n": n, "seed": seed,
         "check": asdict(chk),
-        "warmups": tim.warmups, "repeats": tim.repeats,
+        "warmups": tim.warmups, "repeats": tim.repeats, "gated": tim.gated,
         "median_ns": med, "min_ns": min(tim.samples_ns), "p25_ns": tim.quantile_ns(0.25),
         "p75_ns": tim.quantile_ns(0.75), "max_ns": max(tim.samples_ns),
         "ops": ops, "throughput": ops / med / 1e3, "throughput_unit": run.prec.throughput_unit,

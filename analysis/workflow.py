@@ -39,7 +39,10 @@ def check_config(config: dict, kernel_dir: Path) -> None:
                 raise ConfigError(f"config kernels.{name}: baseline {base!r} has another precision")
         prec = precision_of(spec["precision"])
         for n in config["sizes"]:
-            tiling.check_shape(name, prec, n, n, n)
+            try:
+                tiling.check_shape(name, prec, n, n, n)
+            except ConfigError as exc:
+                raise ConfigError(f"config sizes: N={n} (M = N = K) cannot run: {exc}") from None
 
 
 @dataclass(frozen=True)

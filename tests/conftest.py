@@ -1,0 +1,63 @@
+"""Fixtures built from the real, committed H200 profile set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.gpu import detect_gpu
+from analysis.ncu import ReportName, load_instances, load_report
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_SET = "h200_580.159.04_ncu2025.3.1"
+SET_DIR = REPO / "profiles" / DEFAULT_SET
+REPORTS = sorted((SET_DIR / "reports").glob("*.ncu-rep.xz"))
+
+
+def pytest_collection_modifyitems(config, items):
+    if detect_gpu() is not None:
+        return
+    skip = pytest.mark.skip(reason="needs an NVIDIA GPU and driver (none found)")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def set_dir() -> Path:
+    return SET_DIR
+
+
+@pytest.fixture(scope="session")
+def set_metadata() -> dict:
+    return json.loads((SET_DIR / "metadata.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def timings() -> pd.DataFrame:
+    return pd.read_csv(SET_DIR / "timings.csv")
+
+
+@pytest.fixture(scope="session")
+def report_tables() -> dict[ReportName, pd.DataFrame]:
+    """Every committed report of the default set, parsed once."""
+    return {ReportName.parse(p): load_report(p) for p in REPORTS}
+
+
+@pytest.fixture(scope="session")
+def report_instances() -> pd.DataFrame:
+    return pd.concat([load_instances(p) for p in REPORTS], ignore_index=True)
+
+
+@pytest.fixture(scope="session")
+def small_report() -> Path:
+    """The smallest committed report, for tests that damage a copy of it."""
+    return min(REPORTS, key=lambda p: p.stat().st_size)

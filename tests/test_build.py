@@ -1,0 +1,93 @@
+"""Kernels compile for sm_89 and sm_90 with the PyPI compiler, and the SASS shows
+the instructions each kernel is meant to issue (CPU only)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from analysis.build import compile_cubin, disassemble, parse_ptxas
+from analysis.errors import AnalysisError
+from analysis.harness import Tiling
+
+REPO = Path(__file__).resolve().parents[1]
+KERNELS = sorted(yaml.safe_load((REPO / "config" / "config.yaml").read_text())["kernels"])
+
+# What each kernel must issue per architecture: (pattern that must appear, pattern that must not).
+EXPECT = {
+    ("fp16_wmma", "sm_89"): (r"HMMA\.16816\.F32", None),
+    ("fp16_wmma", "sm_90"): (r"HMMA\.16816\.F32", None),
+    ("int8_wmma", "sm_89"): (r"IMMA\.16816\.S8\.S8", None),
+    ("int8_wmma", "sm_90"): (r"IMMA\.16816\.S8\.S8", None),
+    ("int8_ptx_mma_k32", "sm_89"): (r"IMMA\.16832\.S8\.S8", r"IMMA\.16816"),
+    ("int8_ptx_mma_k32", "sm_90"): (r"IMMA\.16832\.S8\.S8", r"IMMA\.16816"),
+    # sm_89 runs WMMA s4 natively; sm_90 has no S4 tensor instruction and emulates it with S8.
+    ("int4_wmma", "sm_89"): (r"IMMA\.8832\.S4\.S4", None),
+    ("int4_wmma", "sm_90"): (r"IMMA\.\d+\.S8\.S8", r"IMMA[.\w]*\.S4"),
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("build")
+    res = {}
+    for kernel in KERNELS:
+        for arch in ("sm_89", "sm_90"):
+            cubin = out / f"{arch}_{kernel}.cubin"
+            usage = compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, Tiling().defines(),
+                                  cubin, out / f"{arch}_{kernel}.json")
+            disassemble(cubin, out / f"{arch}_{kernel}.sass")
+            res[(kernel, arch)] = (usage, (out / f"{arch}_{kernel}.sass").read_text(),
+                                   json.loads((out / f"{arch}_{kernel}.json").read_text()))
+    return res
+
+
+@pytest.mark.parametrize("kernel,arch", sorted(EXPECT))
+def test_sass_has_the_intended_tensor_instruction(built, kernel, arch):
+    _, sass, _ = built[(kernel, arch)]
+    must, must_not = EXPECT[(kernel, arch)]
+    assert re.search(must, sass), f"{kernel} {arch}: no {must}"
+    if must_not:
+        assert not re.search(must_not, sass), f"{kernel} {arch}: unexpected {must_not}"
+    # every kernel loads tiles with cp.async.cg: LDGSTS bypassing L1, 16 bytes per lane
+    assert "LDGSTS.E.BYPASS.128" in sass
+    assert not re.search(r"\bLDG\.", sass)
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_resource_usage(built, kernel):
+    for arch in ("sm_89", "sm_90"):
+        usage, _, record = built[(kernel, arch)]
+        assert 0 < usage.registers <= 255
+        # two stages of a 64 x 80 B A tile and a 32 x 80 B B tile
+        assert usage.shared_bytes == 2 * (64 + 32) * 80
+        assert usage.spill_store_bytes == 0 and usage.spill_load_bytes == 0
+        assert record["registers"] == usage.registers and record["nvcc"]
+
+
+def test_tile_sizes_are_build_parameters(tmp_path):
+    """A 3-stage, 128-byte K tile build changes the shared memory the kernel declares."""
+    t = Tiling(block_k_bytes=128, stages=3)
+    usage = compile_cubin(REPO / "kernels" / "int8_ptx_mma_k32.cu", "int8_ptx_mma_k32", "sm_90",
+                          t.defines(), tmp_path / "k.cubin", tmp_path / "k.json")
+    assert usage.shared_bytes == 3 * (64 + 32) * (128 + 16)
+
+
+def test_compile_error_is_reported_and_leaves_no_cubin(tmp_path):
+    bad = tmp_path / "int8_broken.cu"
+    bad.write_text('#include "gemm_common.cuh"\nGEMM_KERNEL(int8_broken) { this is not C++; }\n')
+    (tmp_path / "gemm_common.cuh").write_text((REPO / "kernels" / "gemm_common.cuh").read_text())
+    (tmp_path / "ptx.cuh").write_text((REPO / "kernels" / "ptx.cuh").read_text())
+    with pytest.raises(AnalysisError, match="nvcc failed"):
+        compile_cubin(bad, "int8_broken", "sm_90", [], tmp_path / "b.cubin", tmp_path / "b.json")
+    assert not (tmp_path / "b.cubin").exists()
+    assert not list(tmp_path.glob(".b.cubin*"))
+
+
+def test_parse_ptxas_needs_the_kernel():
+    with pytest.raises(AnalysisError, match="no ptxas resource report"):
+        parse_ptxas("ptxas info    : 0 bytes gmem\n", "int8_wmma", "sm_90")

@@ -1,0 +1,131 @@
+"""The correctness check itself (CPU) and the kernels on a real GPU (marked gpu)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.errors import ConfigError
+from analysis.harness import GemmRunner, Tiling, check_and_time, compare, make_inputs
+from analysis.precision import PRECISIONS
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("prec", ["fp16", "int8", "int4"])
+def test_inputs_are_random_not_zero(prec):
+    p = PRECISIONS[prec]
+    a_dev, b_dev, a, b = make_inputs(p, 64, 32, 256, np.random.default_rng(0))
+    assert a.shape == (64, 256) and b.shape == (32, 256)
+    assert a.min() >= p.lo and a.max() <= p.hi and np.count_nonzero(a) > 0.9 * a.size
+    assert a_dev.nbytes == 64 * 256 * p.bits // 8
+
+
+def test_int4_packing_low_nibble_first():
+    _, _, a, _ = make_inputs(PRECISIONS["int4"], 16, 16, 64, np.random.default_rng(1))
+    a_dev, *_ = make_inputs(PRECISIONS["int4"], 16, 16, 64, np.random.default_rng(1))
+    lo = (a_dev & 0xF).astype(np.int16)
+    hi = (a_dev >> 4).astype(np.int16)
+    unpack = lambda v: np.where(v > 7, v - 16, v)  # noqa: E731
+    assert np.array_equal(unpack(lo), a[:, 0::2]) and np.array_equal(unpack(hi), a[:, 1::2])
+
+
+@pytest.mark.parametrize("prec", ["int8", "int4"])
+def test_integer_check_is_exact(prec):
+    p = PRECISIONS[prec]
+    _, _, a, b = make_inputs(p, 64, 32, 128, np.random.default_rng(2))
+    c = (a @ b.T).astype(np.int32)
+    assert compare(c, a, b, p).passed
+    c[3, 5] += 1
+    res = compare(c, a, b, p)
+    assert not res.passed and res.first_bad == (3, 5) and res.max_abs_error == 1 and res.bad_count == 1
+
+
+def test_fp16_bound_accepts_fp32_rounding_and_rejects_an_error():
+    p = PRECISIONS["fp16"]
+    _, _, a, b = make_inputs(p, 64, 64, 1024, np.random.default_rng(3))
+    c32 = (a.astype(np.float32) @ b.T.astype(np.float32))  # an FP32 accumulation
+    assert compare(c32, a, b, p).passed
+    c32[10, 20] += 0.05
+    assert compare(c32, a, b, p).first_bad == (10, 20)
+
+
+def test_unwritten_output_fails():
+    p = PRECISIONS["fp16"]
+    _, _, a, b = make_inputs(p, 64, 32, 64, np.random.default_rng(4))
+    c = (a @ b.T).astype(np.float32)
+    c[-1, -1] = np.nan  # the poison of an element nobody wrote
+    res = compare(c, a, b, p)
+    assert not res.passed and res.first_bad == (63, 31)
+
+
+@pytest.mark.parametrize("n", [0, 100, 1000])
+def test_untileable_sizes_are_refused(n):
+    with pytest.raises(ConfigError, match="not a positive multiple"):
+        Tiling().check_shape("int8_wmma", PRECISIONS["int8"], n, n, n)
+
+
+# ---- on the GPU ------------------------------------------------------------------
+
+KERNELS = {"fp16_wmma": "fp16", "int8_wmma": "int8", "int4_wmma": "int4", "int8_ptx_mma_k32": "int8"}
+
+
+@pytest.fixture(scope="module")
+def gpu_cubins(tmp_path_factory):
+    from analysis.build import compile_cubin
+    from analysis.gpu import detect_gpu
+
+    arch = detect_gpu().arch
+    out = tmp_path_factory.mktemp("cubins")
+    for k in KERNELS:
+        compile_cubin(REPO / "kernels" / f"{k}.cu", k, arch, Tiling().defines(), out / f"{k}.cubin",
+                      out / f"{k}.json")
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+@pytest.mark.parametrize("n", [512, 1024, 2048, 4096, 8192])
+def test_kernel_passes_its_check(gpu_cubins, kernel, n):
+    rec = check_and_time(gpu_cubins / f"{kernel}.cubin", kernel, KERNELS[kernel], n, Tiling(),
+                         warmups=2, repeats=5, seed=int(np.random.default_rng().integers(2**31)))
+    assert rec["check"]["passed"] and rec["median_ns"] > 0 and len(rec["samples_ns"]) == 5
+
+
+@pytest.mark.gpu
+def test_wrong_launch_fails_the_check(gpu_cubins):
+    """Launching with a grid that covers half of C leaves poisoned elements: the check fails."""
+    run = GemmRunner(gpu_cubins / "int8_wmma.cubin", "int8_wmma", "int8", Tiling(block_n=64), 512, 512, 512, 5)
+    try:
+        res = run.check()
+    finally:
+        run.close()
+    assert not res.passed and res.bad_count == 512 * 256
+
+
+@pytest.mark.gpu
+def test_failing_kernel_writes_no_record(gpu_cubins, tmp_path):
+    out = tmp_path / "rec.json"
+    proc = subprocess.run([sys.executable, "-m", "analysis.harness", "check-time", "--cubin",
+                           str(gpu_cubins / "int8_wmma.cubin"), "--kernel", "int8_wmma", "--precision", "int8",
+                           "--n", "512", "--tiling", "64,64,64,4,2,2", "--out", str(out)],
+                          capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 1 and "first bad (row, col)" in proc.stderr
+    assert not out.exists()
+
+
+@pytest.mark.gpu
+def test_check_and_time_record_is_json(gpu_cubins, tmp_path):
+    out = tmp_path / "rec.json"
+    subprocess.run([sys.executable, "-m", "analysis.harness", "check-time", "--cubin",
+                    str(gpu_cubins / "int4_wmma.cubin"), "--kernel", "int4_wmma", "--precision", "int4",
+                    "--n", "1024", "--repeats", "7", "--out", str(out)], check=True, cwd=REPO)
+    rec = json.loads(out.read_text())
+    assert rec["repeats"] == 7 and rec["throughput_unit"] == "TOP/s" and rec["check"]["max_abs_error"] == 0
+    assert rec["min_ns"] <= rec["median_ns"] <= rec["max_ns"]
+

@@ -1,0 +1,131 @@
+"""Set table, summary and figures from the committed H200 set."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import figures
+from analysis.tables import SET_COLUMNS, access_bytes, set_table, summary
+
+
+@pytest.fixture(scope="module")
+def table(report_tables, set_metadata):
+    return set_table(list(report_tables.values()), "h200_580.159.04_ncu2025.3.1", set_metadata)
+
+
+@pytest.fixture(scope="module")
+def summ(table, report_instances, timings):
+    return summary(table, report_instances, timings)
+
+
+def test_set_table_columns(table, report_tables):
+    assert list(table.columns[: len(SET_COLUMNS)]) == SET_COLUMNS
+    assert len(table) == sum(len(t) for t in report_tables.values())
+    one = table.drop_duplicates(SET_COLUMNS)[SET_COLUMNS]
+    assert len(one) == 1
+    row = one.iloc[0]
+    assert (row["gpu"], row["cc"], row["driver"], row["ncu_version"]) == ("NVIDIA H200", "9.0", "580.159.04", "2025.3.1")
+    assert not table.duplicated(["kernel", "n", "launch", "metric"]).any()
+
+
+def test_summary_one_row_per_kernel_and_n(summ, report_tables):
+    assert len(summ) == len(report_tables)
+    assert not summ.duplicated(["kernel", "n"]).any()
+
+
+def test_throughput_is_event_timing(summ, timings):
+    """Throughput = 2 N^3 / the harness's median event time, not ncu's duration."""
+    m = summ.merge(timings, on=["kernel", "n"], suffixes=("", "_t"))
+    expect = 2.0 * m["n"].astype(float) ** 3 / m["median_ns_t"] / 1e3
+    np.testing.assert_allclose(m["throughput"], expect, rtol=1e-12)
+    np.testing.assert_allclose(m["throughput"], m["throughput_t"], rtol=1e-9)
+    assert (summ["throughput_source"] == "cuda events (outside profiler)").all()
+
+
+def test_throughput_falls_back_to_ncu_duration(table, report_instances):
+    s = summary(table, report_instances, None)
+    expect = 2.0 * s["n"].astype(float) ** 3 / s["gpu__time_duration.sum"] / 1e3
+    np.testing.assert_allclose(s["throughput"], expect)
+    assert s["throughput_source"].str.startswith("ncu").all()
+
+
+def test_ldgsts_coalescing_from_counters(summ, table):
+    """Bytes per sector and sectors per request come from the reports' own counters."""
+    row = summ[(summ["kernel"] == "int8_wmma") & (summ["n"] == 1024)].iloc[0]
+    v = table[(table["kernel"] == "int8_wmma") & (table["n"] == 1024)].set_index("metric")["value"]
+    sectors = (v["sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"]
+               + v["sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"])
+    assert row["ldgsts_sectors_per_request"] == pytest.approx(
+        sectors / v["sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum"])
+    # every kernel copies 16 B per lane with cp.async.cg: LDGSTS.E.BYPASS.128
+    assert row["ldgsts_ideal_sectors_per_request"] == pytest.approx(16.0)
+    assert 0 < row["ldgsts_bytes_per_sector"] <= 32
+    # no kernel here issues LDG, so ncu's LDG bytes-per-sector ratio is not shown
+    assert summ["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"].isna().all()
+
+
+@pytest.mark.parametrize("opcode,nbytes", [("LDGSTS.E.BYPASS.128", 16), ("LDG.E.64", 8), ("LDG.E", 4),
+                                           ("LDGSTS.E.BYPASS.LTC128B.128", 16)])
+def test_access_bytes(opcode, nbytes):
+    assert access_bytes(opcode) == nbytes
+
+
+@pytest.mark.parametrize("name", sorted(figures.FIGURES))
+def test_figures_plot_the_summary(name, summ):
+    """Every plotted point is a summary value: compare the drawn data with the table."""
+    fig = figures.FIGURES[name](summ, "test")
+    drawn = []
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            x, y = line.get_xdata(), line.get_ydata()
+            if len(x) and line.get_label() and not line.get_label().startswith("_"):
+                drawn.append((ax, line.get_label(), np.asarray(x, float), np.asarray(y, float)))
+    assert drawn
+    if name == "occupancy_vs_throughput":
+        for _, label, x, y in drawn:
+            sub = summ[summ["kernel"] == label].sort_values("n")
+            np.testing.assert_allclose(x, sub["sm__warps_active.avg.pct_of_peak_sustained_active"])
+            np.testing.assert_allclose(y, sub["throughput"])
+    elif name == "dram_active":
+        for ax, label, x, y in drawn:
+            sub = summ[summ["kernel"] == label].sort_values("n")
+            col = ("dram__cycles_active.avg" if ax is fig.axes[0]
+                   else "dram__cycles_active.avg.pct_of_peak_sustained_elapsed")
+            np.testing.assert_allclose(x, sub["n"])
+            np.testing.assert_allclose(y, sub[col])
+    else:
+        for _, label, x, y in drawn:
+            kernel, kind = label.split(" ", 1)
+            sub = summ[summ["kernel"] == kernel].sort_values("n")
+            col = {"LDGSTS": None, "L1TEX global ld": "global_ld_sectors_per_request"}.get(kind)
+            if kind == "LDGSTS":
+                assert (np.allclose(y, sub["ldgsts_sectors_per_request"])
+                        or np.allclose(y, sub["ldgsts_bytes_per_sector"]))
+            else:
+                np.testing.assert_allclose(y, sub[col])
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_missing_metric_is_marked_not_faked(summ):
+    """A set whose reports lack DRAM counters still draws, and says what is missing."""
+    s = summ.copy()
+    s["dram__cycles_active.avg"] = np.nan
+    with pytest.warns(UserWarning, match="dram__cycles_active.avg"):
+        fig = figures.dram_active(s, "no dram counters")
+    texts = " ".join(t.get_text() for t in fig.texts)
+    assert "not in the reports" in texts
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_summary_round_trips_through_csv(summ, tmp_path):
+    p = tmp_path / "summary.csv"
+    summ.to_csv(p, index=False)
+    back = pd.read_csv(p)
+    assert list(back.columns) == list(summ.columns)
+    np.testing.assert_allclose(back["throughput"], summ["throughput"])

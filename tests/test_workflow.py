@@ -1,0 +1,66 @@
+"""The main job, `snakemake --cores N`, on the committed profile set in a scratch copy."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from .conftest import DEFAULT_SET, REPO
+
+COPY = ["Snakefile", "config", "workflow", "kernels", "profiles"]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("wf")
+    for item in COPY:
+        src = REPO / item
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    # A fresh clone gives every file the checkout time, in any order: make the inputs
+    # (reports) newer than everything else to show no GPU rule is triggered by it.
+    for p in (root / "profiles").rglob("*"):
+        os.utime(p)
+    return root
+
+
+def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    exe = Path(sys.executable).with_name("snakemake")
+    return subprocess.run([str(exe), "--cores", "2", *args], cwd=workdir, capture_output=True, text=True,
+                          timeout=1800)
+
+
+@pytest.mark.workflow
+def test_main_job_from_committed_set(workdir):
+    proc = snakemake(workdir, "--config", "gpu=off")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = pd.read_csv(workdir / "results" / "tables" / DEFAULT_SET / "summary.csv")
+    assert len(summary) == 20 and summary["throughput"].gt(0).all()
+    metrics = pd.read_parquet(workdir / "results" / "tables" / DEFAULT_SET / "metrics.parquet")
+    assert metrics.groupby(["kernel", "n"])["metric"].nunique().min() > 1000
+    for fig in ("occupancy_vs_throughput", "coalescing", "dram_active"):
+        for ext in ("png", "pdf"):
+            assert (workdir / "figures" / DEFAULT_SET / f"{fig}.{ext}").stat().st_size > 10_000
+    for arch in ("sm_89", "sm_90"):
+        assert (workdir / "results" / "build" / arch / "int4_wmma.sass").stat().st_size > 0
+    # nothing was profiled or timed on this machine
+    assert not (workdir / "results" / "gpu").exists()
+    # a second run has nothing to do
+    again = snakemake(workdir, "--config", "gpu=off", "-n")
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.workflow
+def test_invalid_config_is_refused_before_work(workdir):
+    bad = workdir / "bad_sizes.yaml"
+    bad.write_text("sizes: [1024, 1000]\n")
+    proc = snakemake(workdir, "-n", "--configfile", str(bad))
+    assert proc.returncode != 0
+    assert "config sizes: N=1000 (M = N = K) cannot run" in proc.stderr + proc.stdout
+    proc = snakemake(workdir, "-n", "--config", "gpu=sometimes")
+    assert proc.returncode != 0 and "gpu" in proc.stderr + proc.stdout
