@@ -27,24 +27,33 @@ from .errors import ReportError
 from .precision import PRECISIONS
 
 #: Columns of the per-report tidy table, in order (one row per launch x metric).
-TIDY_COLUMNS = ["kernel", "precision", "n", "launch", "metric", "value", "value_str", "unit",
+TIDY_COLUMNS = ["kernel", "precision", "n", "repeat", "launch", "metric", "value", "value_str", "unit",
                 "metric_type", "instances"]
 
-_FILE_RE = re.compile(r"^(?P<kernel>.+)_n(?P<n>\d+)\.ncu-rep(?:\.xz)?$")
+#: Report file names: {kernel}_n{N}.ncu-rep[.xz], repeats of a profile as {kernel}_n{N}_r{R}.
+REPORT_STEM = r"[A-Za-z0-9_]+?_n\d+(?:_r[1-9]\d*)?"
+_FILE_RE = re.compile(r"^(?P<kernel>[A-Za-z0-9_]+?)_n(?P<n>\d+)(?:_r(?P<repeat>[1-9]\d*))?\.ncu-rep(?:\.xz)?$")
 _METRIC_TYPE = {0: "other", 1: "counter", 2: "ratio", 3: "throughput"}
 
 
 @dataclass(frozen=True)
 class ReportName:
-    """Kernel and N encoded in a report's file name, ``{kernel}_n{N}.ncu-rep[.xz]``."""
+    """Kernel, N and repeat encoded in a report's file name:
+    ``{kernel}_n{N}.ncu-rep[.xz]`` (repeat 0) or ``{kernel}_n{N}_r{R}.ncu-rep[.xz]``."""
 
     kernel: str
     n: int
+    repeat: int = 0
 
     @classmethod
     def parse(cls, path: str | Path) -> ReportName | None:
         m = _FILE_RE.match(Path(path).name)
-        return cls(m["kernel"], int(m["n"])) if m else None
+        return cls(m["kernel"], int(m["n"]), int(m["repeat"] or 0)) if m else None
+
+    @property
+    def stem(self) -> str:
+        """The file name without ``.ncu-rep[.xz]``."""
+        return f"{self.kernel}_n{self.n}" + (f"_r{self.repeat}" if self.repeat else "")
 
 
 def precision_from_kernel(kernel: str) -> str | None:
@@ -121,15 +130,16 @@ def load_report(path: str | Path, *, expect_launches: int | None = 1) -> pd.Data
     """Read one report into a tidy long table, one row per launch x metric.
 
     Args:
-        path: ``{kernel}_n{N}.ncu-rep`` or the same with ``.xz``. Kernel and N are taken
-            from the file name when it has that form, otherwise from the report (kernel
-            = the launch's function name, N = NA).
+        path: ``{kernel}_n{N}[_r{R}].ncu-rep`` or the same with ``.xz``. Kernel, N and
+            repeat are taken from the file name when it has that form, otherwise from the
+            report (kernel = the launch's function name, N = NA, repeat 0).
         expect_launches: the number of kernel launches the report must hold (1 for the
             workflow's own reports); None accepts any number >= 1.
 
     Returns:
         DataFrame with columns :data:`TIDY_COLUMNS`: ``kernel`` (str), ``precision`` (str or
-        NA), ``n`` (Int64), ``launch`` (int, 0-based across ranges), ``metric`` (Nsight
+        NA), ``n`` (Int64), ``repeat`` (int: which profile of the same kernel and N),
+        ``launch`` (int, 0-based across ranges), ``metric`` (Nsight
         Compute name, verbatim), ``value`` (float64; NaN where the metric is a string or
         has no value), ``value_str`` (string-valued metrics), ``unit`` (as the report
         gives it), ``metric_type`` (counter/ratio/throughput/other), ``instances``
@@ -168,6 +178,7 @@ def load_report(path: str | Path, *, expect_launches: int | None = 1) -> pd.Data
                                      "metric_type", "instances"])
     df["precision"] = df["kernel"].map(precision_from_kernel).astype("string")
     df["n"] = pd.array([name.n if name else pd.NA] * len(df), dtype="Int64")
+    df["repeat"] = name.repeat if name else 0
     for col in ("kernel", "metric", "value_str", "unit", "metric_type"):
         df[col] = df[col].astype("string")
     df["value"] = df["value"].astype("float64")
@@ -182,7 +193,7 @@ def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.Dat
         metrics: metric names to read; None reads every instanced metric.
 
     Returns:
-        DataFrame with columns kernel, n, launch, metric, instance (int position),
+        DataFrame with columns kernel, n, repeat, launch, metric, instance (int position),
         key (the correlation id as a string: an opcode such as ``LDGSTS.E.BYPASS.128``,
         a PC, or a sample index), value (float64), value_str.
 
@@ -212,6 +223,7 @@ def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.Dat
                                      math.nan if v is None else float(v), None))
     df = pd.DataFrame(rows, columns=["kernel", "launch", "metric", "instance", "key", "value", "value_str"])
     df.insert(1, "n", pd.array([name.n if name else pd.NA] * len(df), dtype="Int64"))
+    df.insert(2, "repeat", name.repeat if name else 0)
     for col in ("kernel", "metric", "key", "value_str"):
         df[col] = df[col].astype("string")
     return df

@@ -8,6 +8,7 @@ by ``--kernel-name`` to the kernel itself. Clocks are left alone
 
 from __future__ import annotations
 
+import json
 import lzma
 import shutil
 import subprocess
@@ -21,7 +22,7 @@ from .errors import AnalysisError
 from .gpu import GpuInfo
 from .harness import Tiling
 from .io import atomic_path, write_json
-from .tools import find_tool, ncu_version, nvcc_version
+from .tools import find_tool, ncu_version
 
 #: What ncu says when the driver withholds the performance counters, and the fix.
 PERM_HINT = ("ERR_NVGPUCTRPERM: this user may not read GPU performance counters; run as root or "
@@ -77,9 +78,13 @@ def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 
 
 def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, *,
-                       section_set: str, ncu: str | None = None, nvcc: str | None = None) -> dict:
+                       section_set: str, build_records: list[Path], repeats: int,
+                       ncu: str | None = None) -> dict:
     """Write ``metadata.json`` of a profile set: GPU, compute capability, driver, CUDA,
-    Nsight Compute and nvcc versions, clock-control mode, tiling and the UTC date."""
+    Nsight Compute version, the nvcc version(s) that built the profiled cubins (read from
+    the build records, not from whatever nvcc is on PATH now), clock-control mode,
+    tiling, report count and the UTC date."""
+    nvccs = sorted({json.loads(Path(p).read_text(encoding="utf-8"))["nvcc"] for p in build_records})
     meta = {
         "set": set_name,
         "gpu": gpu.name,
@@ -88,10 +93,11 @@ def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, 
         "driver": gpu.driver,
         "cuda_version": gpu.cuda_driver,
         "ncu_version": ncu_version(find_tool("ncu", ncu)),
-        "nvcc_version": nvcc_version(find_tool("nvcc", nvcc)),
+        "nvcc_version": nvccs[0] if len(nvccs) == 1 else nvccs,
         "section_set": section_set,
         "clock_control": "none",
         "tiling": asdict(tiling),
+        "reports": repeats,
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     write_json(path, meta)

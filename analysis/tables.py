@@ -98,7 +98,7 @@ def set_table(reports: list[pd.DataFrame], set_name: str, metadata: dict) -> pd.
     out = pd.concat(frames, ignore_index=True)
     for col in SET_COLUMNS:
         out[col] = out[col].astype("string")
-    return out.sort_values(["kernel", "n", "launch", "metric"], kind="stable").reset_index(drop=True)
+    return out.sort_values(["kernel", "n", "repeat", "launch", "metric"], kind="stable").reset_index(drop=True)
 
 
 def access_bytes(opcode: str) -> int:
@@ -120,7 +120,8 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
     """One row per (kernel, N) with the figures' inputs.
 
     Args:
-        metrics: a set table (:func:`set_table`), one launch per report.
+        metrics: a set table (:func:`set_table`), one launch per report; only repeat 0
+            of each (kernel, N) is summarised (repeats serve the noise estimate).
         instances: per-instance values (:func:`analysis.ncu.load_instances`) or None.
         timings: the set's event timings (kernel, n, median_ns, p25_ns, p75_ns, repeats, ...)
             or None; without them throughput falls back to ncu's gpu__time_duration.sum.
@@ -130,6 +131,9 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
         :data:`SUMMARY_METRICS` (NaN where a report lacks one) and :data:`DERIVED`.
     """
     keys = ["set", "gpu", "kernel", "precision", "n"]
+    metrics = metrics[metrics["repeat"] == 0]
+    if instances is not None and "repeat" in instances:
+        instances = instances[instances["repeat"] == 0]
     sel = metrics[metrics["metric"].isin(SUMMARY_METRICS)]
     wide = sel.pivot_table(index=keys, columns="metric", values="value", aggfunc="first", dropna=False)
     base = metrics[keys].drop_duplicates().set_index(keys)

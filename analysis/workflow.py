@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,7 +67,7 @@ def local_gpu(config: dict) -> tuple[LocalGpu | None, str | None]:
     except ToolNotFoundError as exc:
         return None, (f"GPU {info.name} found but {exc}; skipping check/time/profile "
                       "and analysing the committed profile sets only")
-    return LocalGpu(info, profile_set_name(info, version)), None
+    return LocalGpu(info, profile_set_name(info, version, config.get("set_suffix", ""))), None
 
 
 def committed_sets(profiles: Path, wanted: list[str] | None = None) -> list[str]:
@@ -86,6 +87,13 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None) -> list[str]
 
 
 def set_reports(profiles: Path, set_name: str) -> list[ReportName]:
-    """The (kernel, N) pairs of a committed set, from its report file names."""
-    names = [ReportName.parse(p) for p in sorted((profiles / set_name / "reports").glob("*.ncu-rep.xz"))]
-    return [n for n in names if n is not None]
+    """The reports of a committed set, from their file names; files whose names do not
+    read as ``{kernel}_n{N}[_r{R}].ncu-rep.xz`` are skipped with a warning."""
+    out = []
+    for p in sorted((profiles / set_name / "reports").glob("*.ncu-rep.xz")):
+        name = ReportName.parse(p)
+        if name is None:
+            warnings.warn(f"{p}: file name is not {{kernel}}_n{{N}}[_r{{R}}].ncu-rep.xz; skipped", stacklevel=2)
+        else:
+            out.append(name)
+    return out

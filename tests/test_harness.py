@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from analysis.errors import ConfigError
-from analysis.harness import GemmRunner, Tiling, check_and_time, compare, make_inputs
+from analysis.harness import GemmRunner, Tiling, check_and_time, compare, make_inputs, sample_rows
 from analysis.precision import PRECISIONS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -62,6 +62,17 @@ def test_unwritten_output_fails():
     c[-1, -1] = np.nan  # the poison of an element nobody wrote
     res = compare(c, a, b, p)
     assert not res.passed and res.first_bad == (63, 31)
+
+
+def test_sampled_check_reports_global_row():
+    p = PRECISIONS["int8"]
+    _, _, a, b = make_inputs(p, 256, 64, 64, np.random.default_rng(5))
+    c = (a @ b.T).astype(np.int32)
+    c[200, 7] -= 3
+    rows = sample_rows(256, 64, np.random.default_rng(0), blocks=0)  # first and last block rows
+    assert list(rows[:2]) == [0, 1] and rows[-1] == 255 and len(rows) == 128
+    res = compare(c, a, b, p, rows)
+    assert res.first_bad == (200, 7) and res.max_abs_error == 3
 
 
 @pytest.mark.parametrize("n", [0, 100, 1000])
@@ -129,3 +140,20 @@ def test_check_and_time_record_is_json(gpu_cubins, tmp_path):
     assert rec["repeats"] == 7 and rec["throughput_unit"] == "TOP/s" and rec["check"]["max_abs_error"] == 0
     assert rec["min_ns"] <= rec["median_ns"] <= rec["max_ns"]
 
+
+
+@pytest.mark.gpu
+def test_profile_writes_a_readable_report(gpu_cubins, tmp_path):
+    """ncu on one kernel: the .xz report appears, parses, and holds one launch of that kernel."""
+    import shutil as _sh
+
+    from analysis.ncu import load_report
+    from analysis.profile import profile_kernel
+
+    if _sh.which("ncu") is None:
+        pytest.skip("ncu not on PATH")
+    out = tmp_path / "int8_ptx_mma_k32_n512.ncu-rep.xz"
+    profile_kernel(gpu_cubins / "int8_ptx_mma_k32.cubin", "int8_ptx_mma_k32", "int8", 512, Tiling(), out)
+    df = load_report(out)
+    v = df.set_index("metric")["value"]
+    assert v["gpu__time_duration.sum"] > 0 and v["launch__grid_dim_x"] == 512 // 32

@@ -6,7 +6,7 @@ from pathlib import Path
 from snakemake.utils import validate
 
 from analysis.errors import ConfigError
-from analysis.ncu import ReportName
+from analysis.ncu import REPORT_STEM, ReportName
 from analysis.workflow import check_config, committed_sets, local_gpu, set_reports, tiling_from_config
 
 
@@ -44,6 +44,8 @@ wildcard_constraints:
     arch=r"sm_\d+a?",
     set=r"[A-Za-z0-9._-]+",
     figure="|".join(FIGURE_NAMES),
+    report=REPORT_STEM,
+    r=r"[1-9]\d*",
 
 
 def gpu_kernels():
@@ -52,19 +54,30 @@ def gpu_kernels():
 
 
 def reports_of(set_name):
-    """(kernel, n) pairs whose reports make up a set."""
+    """The reports (kernel, N, repeat) that make up a set."""
+    on_disk = set_reports(Path("profiles"), set_name)
     if set_name == GPU_SET:
-        return [ReportName(k, n) for k in gpu_kernels() for n in SIZES]
-    return set_reports(Path("profiles"), set_name)
+        repeats = config["profile"].get("repeats", 1)
+        want = [ReportName(k, n, r) for k in gpu_kernels() for n in SIZES for r in range(repeats)]
+        # repeats profiled earlier (with a larger profile.repeats) stay part of the set
+        return want + [r for r in on_disk if r not in want and r.kernel in KERNELS and r.n in SIZES]
+    return on_disk
+
+
+def gpu_reports(wildcards):
+    return [f"profiles/{wildcards.set}/reports/{r.stem}.ncu-rep.xz" for r in reports_of(wildcards.set)]
+
+
+def gpu_build_records(wildcards):
+    return [f"results/build/{GPU.info.arch}/{k}.resources.json" for k in gpu_kernels()]
 
 
 def tidy_inputs(wildcards):
-    return [f"results/tidy/{wildcards.set}/{r.kernel}_n{r.n}.parquet" for r in reports_of(wildcards.set)]
+    return [f"results/tidy/{wildcards.set}/{r.stem}.parquet" for r in reports_of(wildcards.set)]
 
 
 def instance_inputs(wildcards):
-    return [f"results/tidy/{wildcards.set}/{r.kernel}_n{r.n}.instances.parquet"
-            for r in reports_of(wildcards.set)]
+    return [f"results/tidy/{wildcards.set}/{r.stem}.instances.parquet" for r in reports_of(wildcards.set)]
 
 
 def timings_input(wildcards):

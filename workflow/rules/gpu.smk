@@ -50,6 +50,15 @@ if GPU_SET:
         script:
             "../scripts/profile.py"
 
+    # Repeats of a profile (config profile.repeats > 1), for the run-to-run noise floor.
+    use rule profile as profile_repeat with:
+        output:
+            report="profiles/{set}/reports/{kernel}_n{n}_r{r}.ncu-rep.xz",
+        log:
+            "logs/profile/{set}/{kernel}_n{n}_r{r}.log",
+        benchmark:
+            "benchmarks/profile/{set}/{kernel}_n{n}_r{r}.tsv"
+
     rule timings:
         input:
             records=lambda w: [f"results/gpu/{w.set}/check/{k}_n{n}.json" for k in gpu_kernels() for n in SIZES],
@@ -66,7 +75,8 @@ if GPU_SET:
 
     rule set_metadata:
         input:
-            reports=lambda w: [f"profiles/{w.set}/reports/{k}_n{n}.ncu-rep.xz" for k in gpu_kernels() for n in SIZES],
+            reports=gpu_reports,
+            builds=gpu_build_records,
         output:
             meta="profiles/{set}/metadata.json",
         wildcard_constraints:
@@ -76,7 +86,6 @@ if GPU_SET:
             tiling=TILING,
             section_set=config["profile"]["section_set"],
             ncu=TOOLS.get("ncu"),
-            nvcc=TOOLS.get("nvcc"),
         log:
             "logs/set_metadata/{set}.log",
         benchmark:

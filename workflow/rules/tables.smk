@@ -3,14 +3,14 @@
 
 rule tidy_report:
     input:
-        report="profiles/{set}/reports/{kernel}_n{n}.ncu-rep.xz",
+        report="profiles/{set}/reports/{report}.ncu-rep.xz",
     output:
-        metrics="results/tidy/{set}/{kernel}_n{n}.parquet",
-        instances="results/tidy/{set}/{kernel}_n{n}.instances.parquet",
+        metrics="results/tidy/{set}/{report}.parquet",
+        instances="results/tidy/{set}/{report}.instances.parquet",
     log:
-        "logs/tidy_report/{set}/{kernel}_n{n}.log",
+        "logs/tidy_report/{set}/{report}.log",
     benchmark:
-        "benchmarks/tidy_report/{set}/{kernel}_n{n}.tsv"
+        "benchmarks/tidy_report/{set}/{report}.tsv"
     script:
         "../scripts/tidy_report.py"
 
