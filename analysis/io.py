@@ -26,6 +26,10 @@ def atomic_path(final: str | os.PathLike[str]) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        # mkstemp creates 0600; give the file the mode a plain open() would (0666 & ~umask)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_path, 0o666 & ~umask)
         os.replace(tmp_path, final)
     except BaseException:
         tmp_path.unlink(missing_ok=True)

@@ -78,12 +78,11 @@ def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 
 
 def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, *,
-                       section_set: str, build_records: list[Path], repeats: int,
-                       ncu: str | None = None) -> dict:
+                       section_set: str, build_records: list[Path], ncu: str | None = None) -> dict:
     """Write ``metadata.json`` of a profile set: GPU, compute capability, driver, CUDA,
     Nsight Compute version, the nvcc version(s) that built the profiled cubins (read from
     the build records, not from whatever nvcc is on PATH now), clock-control mode,
-    tiling, report count and the UTC date."""
+    tiling and the UTC date."""
     nvccs = sorted({json.loads(Path(p).read_text(encoding="utf-8"))["nvcc"] for p in build_records})
     meta = {
         "set": set_name,
@@ -97,7 +96,6 @@ def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, 
         "section_set": section_set,
         "clock_control": "none",
         "tiling": asdict(tiling),
-        "reports": repeats,
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     write_json(path, meta)

@@ -129,3 +129,21 @@ def test_summary_round_trips_through_csv(summ, tmp_path):
     back = pd.read_csv(p)
     assert list(back.columns) == list(summ.columns)
     np.testing.assert_allclose(back["throughput"], summ["throughput"])
+
+
+def test_atomic_write_keeps_umask_mode_and_leaves_nothing_on_error(tmp_path):
+    import os
+
+    from analysis.io import atomic_path
+
+    target = tmp_path / "t.csv"
+    with atomic_path(target) as tmp:
+        tmp.write_text("a\n")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    with pytest.raises(RuntimeError):
+        with atomic_path(tmp_path / "u.csv") as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("interrupted")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]

@@ -8,4 +8,4 @@ sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     write_set_metadata(Path(sm.output.meta), sm.wildcards.set, sm.params.gpu, sm.params.tiling,
                        section_set=sm.params.section_set, ncu=sm.params.ncu,
-                       build_records=[Path(p) for p in sm.input.builds], repeats=len(sm.input.reports))
+                       build_records=[Path(p) for p in sm.input.builds])
