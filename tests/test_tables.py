@@ -27,11 +27,12 @@ def test_set_table_columns(table, report_tables):
     assert len(one) == 1
     row = one.iloc[0]
     assert (row["gpu"], row["cc"], row["driver"], row["ncu_version"]) == ("NVIDIA H200", "9.0", "580.159.04", "2025.3.1")
-    assert not table.duplicated(["kernel", "n", "launch", "metric"]).any()
+    assert not table.duplicated(["kernel", "n", "repeat", "launch", "metric"]).any()
+    assert set(table["repeat"]) == {0, 1}
 
 
 def test_summary_one_row_per_kernel_and_n(summ, report_tables):
-    assert len(summ) == len(report_tables)
+    assert len(summ) == len({(r.kernel, r.n) for r in report_tables}) == 20
     assert not summ.duplicated(["kernel", "n"]).any()
 
 
@@ -54,7 +55,8 @@ def test_throughput_falls_back_to_ncu_duration(table, report_instances):
 def test_ldgsts_coalescing_from_counters(summ, table):
     """Bytes per sector and sectors per request come from the reports' own counters."""
     row = summ[(summ["kernel"] == "int8_wmma") & (summ["n"] == 1024)].iloc[0]
-    v = table[(table["kernel"] == "int8_wmma") & (table["n"] == 1024)].set_index("metric")["value"]
+    v = table[(table["kernel"] == "int8_wmma") & (table["n"] == 1024) & (table["repeat"] == 0)]
+    v = v.set_index("metric")["value"]
     sectors = (v["sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum"]
                + v["sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum"])
     assert row["ldgsts_sectors_per_request"] == pytest.approx(
