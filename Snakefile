@@ -13,6 +13,7 @@ include: "workflow/rules/build.smk"
 include: "workflow/rules/gpu.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/compare.smk"
 
 
 rule all:

@@ -64,3 +64,21 @@ def test_invalid_config_is_refused_before_work(workdir):
     assert "config sizes: N=1000 (M = N = K) cannot run" in proc.stderr + proc.stdout
     proc = snakemake(workdir, "-n", "--config", "gpu=sometimes")
     assert proc.returncode != 0 and "gpu" in proc.stderr + proc.stdout
+
+
+@pytest.mark.workflow
+def test_compare_target(workdir):
+    a, b = DEFAULT_SET, f"{DEFAULT_SET}_nvcc13.5"
+    proc = snakemake(workdir, "compare", "--config", "gpu=off", f"baseline={a}", f"candidate={b}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = workdir / "figures" / "compare" / f"{a}__vs__{b}"
+    changes = pd.read_csv(out / "changes.csv")
+    inst = changes[changes["metric"] == "smsp__inst_executed.sum"]
+    assert set(inst["kernel"]) == {"int8_wmma", "int8_ptx_mma_k32", "int4_wmma"}
+    assert (out / "headline.png").stat().st_size > 10_000
+    meta = pd.read_csv(out / "metadata.csv").set_index("field")
+    assert bool(meta.loc["nvcc_version", "differs"])
+    bad = snakemake(workdir, "-n", "compare", "--config", "gpu=off", f"baseline={a}", "candidate=nowhere")
+    assert bad.returncode != 0 and "profile set 'nowhere' not found" in bad.stdout + bad.stderr
+    half = snakemake(workdir, "-n", "compare", "--config", "gpu=off", f"baseline={a}")
+    assert half.returncode != 0 and "give both baseline and candidate" in half.stdout + half.stderr

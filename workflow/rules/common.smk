@@ -5,6 +5,7 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from analysis.compare import shared_pairs
 from analysis.errors import ConfigError
 from analysis.ncu import REPORT_STEM, ReportName
 from analysis.workflow import check_config, committed_sets, local_gpu, set_reports, tiling_from_config
@@ -43,6 +44,8 @@ wildcard_constraints:
     n=r"\d+",
     arch=r"sm_\d+a?",
     set=r"[A-Za-z0-9._-]+",
+    a=r"[A-Za-z0-9._-]+",
+    b=r"[A-Za-z0-9._-]+",
     figure="|".join(FIGURE_NAMES),
     report=REPORT_STEM,
     r=r"[1-9]\d*",
@@ -86,9 +89,14 @@ def timings_input(wildcards):
     return [path] if wildcards.set == GPU_SET or Path(path).exists() else []
 
 
+def metadata_of(set_name):
+    """The set's metadata.json, when it has (or will have) one."""
+    path = f"profiles/{set_name}/metadata.json"
+    return [path] if set_name == GPU_SET or Path(path).exists() else []
+
+
 def metadata_input(wildcards):
-    path = f"profiles/{wildcards.set}/metadata.json"
-    return [path] if wildcards.set == GPU_SET or Path(path).exists() else []
+    return metadata_of(wildcards.set)
 
 
 def build_outputs():
@@ -100,9 +108,26 @@ def build_outputs():
     return out
 
 
+def compare_outputs():
+    """Comparison outputs: config baseline/candidate when given, else every pair of sets
+    that share a kernel."""
+    base, cand = config.get("baseline"), config.get("candidate")
+    if bool(base) != bool(cand):
+        raise ConfigError("config: give both baseline and candidate, or neither")
+    if base:
+        for s in (base, cand):
+            if s not in SETS:
+                raise ConfigError(f"config: profile set {s!r} not found (sets: {', '.join(SETS) or 'none'})")
+        pairs = [(base, cand)]
+    else:
+        pairs = shared_pairs({s: {r.kernel for r in reports_of(s)} for s in SETS})
+    return [f"figures/compare/{a}__vs__{b}/{f}" for a, b in pairs
+            for f in ("changes.csv", "metadata.csv", "headline.png", "headline.pdf")]
+
+
 def final_outputs():
     out = build_outputs()
     for s in SETS:
         out += [f"results/tables/{s}/metrics.parquet", f"results/tables/{s}/summary.csv"]
         out += expand("figures/{set}/{figure}.{ext}", set=s, figure=FIGURE_NAMES, ext=["png", "pdf"])
-    return out
+    return out + compare_outputs()

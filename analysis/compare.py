@@ -1,0 +1,203 @@
+"""Compare two profile sets metric by metric, and flag only changes beyond the noise.
+
+Sets are aligned on (kernel, precision, N, metric), never on the kernel name alone.
+Metrics renamed between Nsight Compute versions are mapped to one name through
+``analysis/data/metric_aliases.csv`` (each entry with its source).
+
+Noise: where a set holds repeats of a profile ({kernel}_n{N}_r{R}), each metric gets a
+run-to-run relative spread, (max - min) / |median| over the repeats. Two or three repeats
+can show no spread by chance, so a cell's noise is the larger of its own spread and the
+median spread of the same metric over all (kernel, N) of the set. A change is flagged
+when |candidate - baseline| / |baseline| exceeds ``noise_factor`` times the larger noise
+of the two sets (and at least ``min_rel``); where neither set has repeats of that
+(kernel, N), the stated ``default_rel`` is the threshold instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+KEYS = ["kernel", "precision", "n", "metric"]
+
+#: Metrics describing the profiling session rather than the kernel (time stamps, sampler
+#: buffers); they differ between any two runs and are left out of comparisons.
+SESSION_PREFIXES = ("profiler__",)
+
+#: Metrics drawn in the comparison figure.
+HEADLINE = [
+    "gpu__time_duration.sum",
+    "smsp__inst_executed.sum",
+    "launch__registers_per_thread",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__inst_executed_pipe_uniform.avg.pct_of_peak_sustained_active",
+    "dram__cycles_active.avg",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "lts__t_sectors.sum",
+]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a change counts as real (see the module docstring)."""
+
+    noise_factor: float = 3.0
+    min_rel: float = 0.005
+    default_rel: float = 0.05
+
+
+def aliases() -> pd.DataFrame:
+    """The metric alias table: old, new, relation (renamed | equal), source."""
+    with resources.files("analysis").joinpath("data/metric_aliases.csv").open(encoding="utf-8") as fh:
+        return pd.read_csv(fh)
+
+
+def canonical_names(table: pd.DataFrame, alias: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Give every metric its current name: an old name is replaced by the new one where
+    the same report lacks the new name. Adds ``renamed_from`` (the stored name, or NA)."""
+    alias = aliases() if alias is None else alias
+    out = table.copy()
+    out["renamed_from"] = pd.Series(pd.NA, index=out.index, dtype="string")
+    group = ["kernel", "n", "repeat", "launch"]
+    present = set(map(tuple, out[group + ["metric"]].astype(str).itertuples(index=False, name=None)))
+    for old, new in zip(alias["old"], alias["new"]):
+        hit = out["metric"] == old
+        if not hit.any():
+            continue
+        keep = []
+        for idx, row in out.loc[hit, group].astype(str).iterrows():
+            keep.append(idx if (*row.tolist(), new) not in present else None)
+        idx = [i for i in keep if i is not None]
+        out.loc[idx, "renamed_from"] = old
+        out.loc[idx, "metric"] = new
+    return out
+
+
+def per_metric(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (kernel, precision, N, metric) of a set: median over repeats, the
+    relative spread over repeats and the noise estimate (both NaN with one repeat; see
+    the module docstring), repeats, unit, renamed_from."""
+    t = table[~table["metric"].str.startswith(SESSION_PREFIXES) & table["value"].notna()]
+    g = t.groupby(KEYS, dropna=False)
+    out = g["value"].agg(value="median", vmin="min", vmax="max", repeats="count").reset_index()
+    first = g[["unit", "renamed_from"]].first().reset_index()
+    out = out.merge(first, on=KEYS)
+    denom = out["value"].abs().replace(0, np.nan)
+    spread = (out["vmax"] - out["vmin"]) / denom
+    spread[(out["vmax"] == out["vmin"])] = 0.0
+    out["spread_rel"] = spread.where(out["repeats"] > 1)
+    pooled = out.groupby("metric")["spread_rel"].transform("median")
+    out["noise_rel"] = np.fmax(out["spread_rel"], pooled).where(out["repeats"] > 1)
+    return out.drop(columns=["vmin", "vmax"])
+
+
+def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
+                 thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
+    """Diff two set tables (:func:`analysis.tables.set_table`).
+
+    Returns:
+        One row per (kernel, precision, N, metric) in either set with value_baseline,
+        value_candidate (medians over repeats), unit_baseline, unit_candidate, abs_change,
+        rel_change (candidate / baseline - 1), noise_rel, threshold_rel, status and
+        flagged. status is one of ``changed``, ``within noise``, ``unchanged``,
+        ``only in baseline``, ``only in candidate``, ``unit changed``; flagged is True for
+        ``changed``, ``unit changed`` and the one-sided rows of kernels and N present in
+        both sets.
+    """
+    b = per_metric(canonical_names(baseline))
+    c = per_metric(canonical_names(candidate))
+    m = b.merge(c, on=KEYS, how="outer", suffixes=("_baseline", "_candidate"), indicator=True)
+    m["abs_change"] = m["value_candidate"] - m["value_baseline"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = m["abs_change"] / m["value_baseline"].abs()
+    rel[(m["abs_change"] == 0)] = 0.0
+    m["rel_change"] = rel
+    noise = m[["noise_rel_baseline", "noise_rel_candidate"]].max(axis=1, skipna=True)
+    m["noise_rel"] = noise
+    thr = np.maximum(thresholds.noise_factor * noise, thresholds.min_rel)
+    m["threshold_rel"] = thr.where(noise.notna(), thresholds.default_rel)
+
+    shared = set(map(tuple, b[["kernel", "n"]].drop_duplicates().itertuples(index=False, name=None))) & \
+        set(map(tuple, c[["kernel", "n"]].drop_duplicates().itertuples(index=False, name=None)))
+    in_shared = [(k, n) in shared for k, n in zip(m["kernel"], m["n"])]
+    status = np.where(m["_merge"] == "left_only", "only in baseline",
+                      np.where(m["_merge"] == "right_only", "only in candidate", ""))
+    both = m["_merge"] == "both"
+    unit_changed = both & (m["unit_baseline"].fillna("") != m["unit_candidate"].fillna(""))
+    beyond = both & ~unit_changed & (m["rel_change"].abs() > m["threshold_rel"])
+    status = np.where(unit_changed, "unit changed", status)
+    status = np.where(beyond, "changed", status)
+    status = np.where(both & ~unit_changed & ~beyond & (m["rel_change"] != 0), "within noise", status)
+    status = np.where(both & ~unit_changed & (m["rel_change"] == 0), "unchanged", status)
+    m["status"] = status
+    m["flagged"] = (m["status"].isin(["changed", "unit changed"])
+                    | (m["status"].str.startswith("only in") & pd.Series(in_shared, index=m.index)))
+    cols = KEYS + ["value_baseline", "value_candidate", "unit_baseline", "unit_candidate", "abs_change",
+                   "rel_change", "noise_rel", "threshold_rel", "repeats_baseline", "repeats_candidate",
+                   "renamed_from_baseline", "renamed_from_candidate", "status", "flagged"]
+    return m[cols].sort_values(KEYS).reset_index(drop=True)
+
+
+def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str]) -> pd.DataFrame:
+    """The two sets' metadata.json as a table: field, baseline, candidate, differs."""
+    keys = list(dict.fromkeys([*baseline, *candidate]))
+    rows = [(k, str(baseline.get(k, "")), str(candidate.get(k, ""))) for k in keys]
+    df = pd.DataFrame(rows, columns=["field", names[0], names[1]])
+    df["differs"] = df[names[0]] != df[names[1]]
+    return df
+
+
+def shared_pairs(kernels_by_set: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Every (baseline, candidate) pair of sets, in name order, that share a kernel."""
+    names = sorted(kernels_by_set)
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if kernels_by_set[a] & kernels_by_set[b]]
+
+
+def headline_figure(diff: pd.DataFrame, title: str):
+    """Relative change of the headline metrics per kernel and N (a heat map, %); flagged
+    cells are outlined, cells within noise are shown hatched-free in pale colour."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .figures import STYLE
+
+    d = diff[diff["metric"].isin(HEADLINE) & (diff["status"] != "only in baseline")
+             & (diff["status"] != "only in candidate")].copy()
+    d["col"] = d["kernel"] + "\nN=" + d["n"].astype(str)
+    cols = sorted(d["col"].unique(), key=lambda s: (s.split("\n")[0], int(s.split("=")[1])))
+    rows = [m for m in HEADLINE if m in set(d["metric"])]
+    grid = d.pivot_table(index="metric", columns="col", values="rel_change", aggfunc="first").reindex(
+        index=rows, columns=cols)
+    flag = d.pivot_table(index="metric", columns="col", values="flagged", aggfunc="first").reindex(
+        index=rows, columns=cols)
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(cols) + 3), 0.45 * len(rows) + 2.2))
+        lim = max(0.05, float(np.nanmax(np.abs(grid.to_numpy()))) if grid.size else 0.05) * 100
+        im = ax.imshow(grid.to_numpy() * 100, cmap="PuOr_r", vmin=-lim, vmax=lim, aspect="auto")
+        for i in range(len(rows)):
+            for j in range(len(cols)):
+                v = grid.iat[i, j]
+                if np.isnan(v):
+                    continue
+                f = bool(flag.iat[i, j]) if not pd.isna(flag.iat[i, j]) else False
+                ax.text(j, i, f"{v * 100:+.1f}" + ("*" if f else ""), ha="center", va="center", fontsize=5.5,
+                        fontweight="bold" if f else "normal")
+        ax.set_xticks(range(len(cols)), cols, rotation=90, fontsize=6)
+        ax.set_yticks(range(len(rows)), rows, fontsize=7)
+        ax.grid(False)
+        cb = fig.colorbar(im, ax=ax, fraction=0.03)
+        cb.set_label("relative change, candidate vs baseline (%)")
+        ax.set_title(f"{title}\n* = beyond the run-to-run noise threshold", fontsize=8)
+        fig.tight_layout()
+    return fig
+
+
+__all__ = ["Thresholds", "aliases", "canonical_names", "compare_sets", "headline_figure",
+           "metadata_side_by_side", "per_metric", "shared_pairs", "Path"]

@@ -1,0 +1,30 @@
+# Compare profile sets: `snakemake --cores 1 compare --config baseline=SET candidate=SET`.
+# With no sets named, every pair of sets that share a kernel is compared (also part of
+# the default target).
+
+
+rule compare_sets:
+    input:
+        baseline="results/tables/{a}/metrics.parquet",
+        candidate="results/tables/{b}/metrics.parquet",
+        meta_baseline=lambda w: metadata_of(w.a),
+        meta_candidate=lambda w: metadata_of(w.b),
+    output:
+        diff="results/compare/{a}__vs__{b}/diff.parquet",
+        changes="figures/compare/{a}__vs__{b}/changes.csv",
+        metadata="figures/compare/{a}__vs__{b}/metadata.csv",
+        png="figures/compare/{a}__vs__{b}/headline.png",
+        pdf="figures/compare/{a}__vs__{b}/headline.pdf",
+    params:
+        thresholds=config.get("compare", {}),
+    log:
+        "logs/compare_sets/{a}__vs__{b}.log",
+    benchmark:
+        "benchmarks/compare_sets/{a}__vs__{b}.tsv"
+    script:
+        "../scripts/compare_sets.py"
+
+
+rule compare:
+    input:
+        compare_outputs(),
