@@ -52,6 +52,17 @@ def save(fig, png: str | Path, pdf: str | Path) -> None:
     plt.close(fig)
 
 
+def _n_axis(ax, s: pd.DataFrame) -> None:
+    """Log2 N axis with a tick per measured N; limits set from N itself, so an axis whose
+    points are all missing (NaN) still draws."""
+    ns = sorted(int(v) for v in s["n"].dropna().unique())
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(ns[0] / 1.4, ns[-1] * 1.4)
+    ax.set_xlabel("N (M = N = K)")
+    ax.set_xticks(ns, [str(v) for v in ns])
+    ax.minorticks_off()
+
+
 def _precisions(df: pd.DataFrame) -> list[str]:
     order = {"fp16": 0, "int8": 1, "int4": 2}
     return sorted(df["precision"].dropna().unique(), key=lambda p: order.get(p, 9))
@@ -121,9 +132,7 @@ def coalescing(s: pd.DataFrame, title: str):
                          xytext=(0, 3), textcoords="offset points", color="#555555")
         ax2.axhline(32, color="#555555", linewidth=0.8, linestyle=":")
         for ax in (ax1, ax2):
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("N (M = N = K)")
-            ax.set_xticks(sorted(s["n"].unique()), [str(v) for v in sorted(s["n"].unique())])
+            _n_axis(ax, s)
         ax1.set_ylabel("sectors per request (sector/request)")
         ax2.set_ylabel("bytes used per sector (byte/sector)")
         ax2.set_ylim(0, 34)
@@ -150,9 +159,7 @@ def dram_active(s: pd.DataFrame, title: str):
             ax1.plot(g["n"], g[cyc], label=kernel, **styles[kernel])
             ax2.plot(g["n"], g[pct], label=kernel, **styles[kernel])
         for ax in (ax1, ax2):
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("N (M = N = K)")
-            ax.set_xticks(sorted(s["n"].unique()), [str(v) for v in sorted(s["n"].unique())])
+            _n_axis(ax, s)
         if (s[cyc] > 0).any():  # log scale needs at least one positive point
             ax1.set_yscale("log")
         ax1.set_ylabel(f"DRAM-active cycles (cycle)\n{cyc}")
@@ -178,7 +185,9 @@ def draw(name: str, summary_csv: str | Path, png: str | Path, pdf: str | Path, t
     Raises:
         KeyError: unknown figure name.
     """
-    s = pd.read_csv(summary_csv)
+    from .schemas import validate_summary
+
+    s = validate_summary(pd.read_csv(summary_csv), summary_csv)
     fig = FIGURES[name](s, title)
     save(fig, png, pdf)
 

@@ -16,6 +16,8 @@ import lzma
 import math
 import re
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -75,17 +77,36 @@ def _plain_report(path: Path) -> Iterator[Path]:
     tmpdir = Path(tempfile.mkdtemp(prefix="ncu-rep-"))
     try:
         plain = tmpdir / path.name[: -len(".xz")]
-        try:
-            with lzma.open(path) as src, open(plain, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-        except (lzma.LZMAError, EOFError) as exc:
-            raise ReportError(path, f"not a complete xz stream ({exc})",
-                              "the file is truncated or corrupt; re-run the profile step") from None
+        _xz_decompress_strict(path, plain)
         if plain.stat().st_size == 0:
             raise ReportError(path, "decompresses to an empty file")
         yield plain
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _xz_decompress_strict(src: Path, dst: Path) -> None:
+    """Decompress one .xz stream (its CRC64 checked by liblzma) from ``src`` to ``dst``.
+
+    Unlike ``lzma.open``, which ignores bytes after the last stream, anything after the
+    stream other than xz's zero padding is refused: it is not part of a report.
+    """
+    dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+    try:
+        with open(src, "rb") as fin, open(dst, "wb") as fout:
+            while not dec.eof:
+                chunk = fin.read(1 << 20)
+                if not chunk:
+                    raise ReportError(src, "not a complete xz stream (it ends early)",
+                                      "the file is truncated; re-run the profile step")
+                fout.write(dec.decompress(chunk))
+            rest = dec.unused_data + fin.read()
+    except lzma.LZMAError as exc:
+        raise ReportError(src, f"not a complete xz stream ({exc})",
+                          "the file is truncated or corrupt; re-run the profile step") from None
+    if rest.strip(b"\0") or len(rest) % 4:
+        raise ReportError(src, f"{len(rest)} bytes after the end of the xz stream",
+                          "the file was appended to or is corrupt; re-run the profile step")
 
 
 def _metric_value(metric) -> tuple[float, str | None]:
@@ -185,6 +206,56 @@ def load_report(path: str | Path, *, expect_launches: int | None = 1) -> pd.Data
     return df[TIDY_COLUMNS]
 
 
+def _run_reader(path: Path, child_args: list[str], timeout: float = 600) -> None:
+    """Run ``python <child_args>`` for ``path`` and turn its failure into ReportError."""
+    try:
+        proc = subprocess.run([sys.executable, *child_args], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ReportError(path, f"the report reader did not finish in {timeout:.0f} s") from None
+    if proc.returncode < 0:
+        raise ReportError(path, f"the native report reader crashed on this file (signal {-proc.returncode})",
+                          "the file is corrupt or hostile; re-profile or remove it")
+    if proc.returncode == 3:  # a ReportError in the child, message on the last stderr line
+        raise ReportError(path, proc.stderr.strip().splitlines()[-1].split(": ", 1)[-1])
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise ReportError(path, f"the report reader failed (exit {proc.returncode}): {tail[0]}")
+
+
+def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1
+                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`load_report` and :func:`load_instances` of one file, run in a child process.
+
+    A report from elsewhere is data, not code: if the native reader crashes (or hangs)
+    on it, only the child dies, and this raises ReportError naming the file.
+
+    Returns:
+        (metrics table, instances table), as the two functions return them.
+
+    Raises:
+        ReportError: as :func:`load_report`, or the reader crashed or hung on the file.
+    """
+    path = Path(path)
+    with tempfile.TemporaryDirectory(prefix="ncu-read-") as tmp:
+        _run_reader(path, ["-m", "analysis.ncu", str(path), tmp,
+                           "any" if expect_launches is None else str(expect_launches)])
+        return pd.read_parquet(Path(tmp) / "metrics.parquet"), pd.read_parquet(Path(tmp) / "instances.parquet")
+
+
+def _main(argv: list[str]) -> int:
+    """Child side of :func:`load_report_isolated`: ``python -m analysis.ncu REPORT OUTDIR N``."""
+    path, out, expect = argv
+    try:
+        metrics = load_report(path, expect_launches=None if expect == "any" else int(expect))
+        instances = load_instances(path)
+    except ReportError as exc:
+        print(f"ReportError: {exc.cause}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
+        return 3
+    metrics.to_parquet(Path(out) / "metrics.parquet", index=False)
+    instances.to_parquet(Path(out) / "instances.parquet", index=False)
+    return 0
+
+
 def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.DataFrame:
     """Per-instance values of instanced metrics (per opcode, per SASS PC, per sample).
 
@@ -227,3 +298,7 @@ def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.Dat
     for col in ("kernel", "metric", "key", "value_str"):
         df[col] = df[col].astype("string")
     return df
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

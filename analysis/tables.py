@@ -111,7 +111,7 @@ def access_bytes(opcode: str) -> int:
 def ldgsts_bytes(instances: pd.DataFrame) -> pd.Series:
     """Bytes requested by LDGSTS per (kernel, n), from thread-level opcode counts."""
     sel = instances[(instances["metric"] == OPCODE_THREADS) & instances["key"].str.startswith("LDGSTS")]
-    sel = sel.assign(bytes=sel["value"] * sel["key"].map(access_bytes))
+    sel = sel.assign(bytes=sel["value"] * sel["key"].map(access_bytes).astype("float64"))
     return sel.groupby(["kernel", "n"])["bytes"].sum()
 
 

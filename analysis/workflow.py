@@ -19,15 +19,28 @@ def tiling_from_config(config: dict) -> Tiling:
     return Tiling(**config["tiling"])
 
 
+#: Oldest architecture the kernels build for: every one loads tiles with cp.async, which
+#: PTX ISA requires sm_80 or newer for ("cp.async" target ISA notes).
+MIN_SM = 80
+
+
+def _sm(arch: str) -> int:
+    return int(arch.removeprefix("sm_").rstrip("a"))
+
+
 def check_config(config: dict, kernel_dir: Path) -> None:
     """Refuse a config the schema cannot judge, before any build or GPU work.
 
     Raises:
         ConfigError: a kernel without a source file, a baseline that is not a kernel of the
-        same precision, an N that is not a multiple of a kernel's tiles.
+        same precision, an N that is not a multiple of a kernel's tiles, an architecture
+        older than sm_80 (no cp.async).
     """
     tiling = tiling_from_config(config)
     kernels = config["kernels"]
+    for arch in config["archs"]:
+        if _sm(arch) < MIN_SM:
+            raise ConfigError(f"config archs: {arch} cannot run these kernels (cp.async needs sm_{MIN_SM} or newer)")
     for name, spec in kernels.items():
         src = kernel_dir / f"{name}.cu"
         if not src.exists():
@@ -38,6 +51,10 @@ def check_config(config: dict, kernel_dir: Path) -> None:
                 raise ConfigError(f"config kernels.{name}: baseline {base!r} is not a configured kernel")
             if kernels[base]["precision"] != spec["precision"]:
                 raise ConfigError(f"config kernels.{name}: baseline {base!r} has another precision")
+        for arch in spec["archs"]:
+            if _sm(arch) < MIN_SM:
+                raise ConfigError(f"config kernels.{name}.archs: {arch} is not supported "
+                                  f"(cp.async needs sm_{MIN_SM} or newer)")
         prec = precision_of(spec["precision"])
         for n in config["sizes"]:
             try:
@@ -68,6 +85,23 @@ def local_gpu(config: dict) -> tuple[LocalGpu | None, str | None]:
         return None, (f"GPU {info.name} found but {exc}; skipping check/time/profile "
                       "and analysing the committed profile sets only")
     return LocalGpu(info, profile_set_name(info, version, config.get("set_suffix", ""))), None
+
+
+def build_tools(config: dict) -> str | None:
+    """None when nvcc and cuobjdump are found; else a one-line reason and the fix.
+
+    Raises:
+        ToolNotFoundError: a path given explicitly in the config does not exist.
+    """
+    tools = config.get("tools") or {}
+    for name in ("nvcc", "cuobjdump"):
+        try:
+            find_tool(name, tools.get(name))
+        except ToolNotFoundError as exc:
+            if tools.get(name):
+                raise
+            return f"{exc}; skipping the kernel builds (tables and figures still come from profiles/)"
+    return None
 
 
 def committed_sets(profiles: Path, wanted: list[str] | None = None) -> list[str]:

@@ -28,7 +28,7 @@ def test_set_table_columns(table, report_tables):
     row = one.iloc[0]
     assert (row["gpu"], row["cc"], row["driver"], row["ncu_version"]) == ("NVIDIA H200", "9.0", "580.159.04", "2025.3.1")
     assert not table.duplicated(["kernel", "n", "repeat", "launch", "metric"]).any()
-    assert set(table["repeat"]) == {0, 1}
+    assert set(table["repeat"]) == {0}
 
 
 def test_summary_one_row_per_kernel_and_n(summ, report_tables):

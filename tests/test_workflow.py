@@ -82,3 +82,28 @@ def test_compare_target(workdir):
     assert bad.returncode != 0 and "profile set 'nowhere' not found" in bad.stdout + bad.stderr
     half = snakemake(workdir, "-n", "compare", "--config", "gpu=off", f"baseline={a}")
     assert half.returncode != 0 and "give both baseline and candidate" in half.stdout + half.stderr
+
+
+@pytest.mark.workflow
+def test_bad_report_fails_its_job_not_the_workflow(tmp_path):
+    """One truncated report in a set: its parse job fails with the file and the cause, and
+    with --keep-going every other set is still analysed and plotted."""
+    root = tmp_path / "wf"
+    root.mkdir()
+    for item in ("Snakefile", "config", "workflow", "kernels"):
+        src = REPO / item
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    good = REPO / "profiles" / DEFAULT_SET
+    shutil.copytree(good, root / "profiles" / DEFAULT_SET)
+    bad = root / "profiles" / "broken_set" / "reports"
+    bad.mkdir(parents=True)
+    shutil.copy(good / "reports" / "int8_wmma_n1024.ncu-rep.xz", bad)
+    data = (good / "reports" / "int8_wmma_n512.ncu-rep.xz").read_bytes()
+    (bad / "int8_wmma_n512.ncu-rep.xz").write_bytes(data[: len(data) // 2])
+    proc = snakemake(root, "--keep-going", "--omit-from", "build_cubin", "--config", "gpu=off")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "broken_set/reports/int8_wmma_n512.ncu-rep.xz: not a complete xz stream" in out
+    assert (root / "figures" / DEFAULT_SET / "dram_active.png").exists()
+    assert not (root / "results" / "tidy" / "broken_set" / "int8_wmma_n512.parquet").exists()
+    assert (root / "results" / "tidy" / "broken_set" / "int8_wmma_n1024.parquet").exists()

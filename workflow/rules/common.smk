@@ -8,7 +8,8 @@ from snakemake.utils import validate
 from analysis.compare import shared_pairs
 from analysis.errors import ConfigError
 from analysis.ncu import REPORT_STEM, ReportName
-from analysis.workflow import check_config, committed_sets, local_gpu, set_reports, tiling_from_config
+from analysis.workflow import (build_tools, check_config, committed_sets, local_gpu, set_reports,
+                               tiling_from_config)
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -28,6 +29,10 @@ FIGURE_NAMES = ["occupancy_vs_throughput", "coalescing", "dram_active"]
 # Nsight Compute sets), so it is registered with the workflow directly.
 if "gpu" not in workflow.global_resources:
     workflow.register_resource("gpu", 1)
+
+_build_note = build_tools(config)
+if _build_note:
+    logger.warning(_build_note)
 
 GPU, _gpu_note = local_gpu(config)
 if _gpu_note:
@@ -100,6 +105,8 @@ def metadata_input(wildcards):
 
 
 def build_outputs():
+    if _build_note:
+        return []
     out = []
     for kernel, spec in KERNELS.items():
         for arch in ARCHS:

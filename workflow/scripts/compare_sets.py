@@ -5,12 +5,14 @@ from analysis.compare import Thresholds, compare_sets, headline_figure, metadata
 from analysis.figures import save
 from analysis.io import atomic_path
 from analysis.logged import logged
+from analysis.schemas import validate_set
 from analysis.tables import read_metadata
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     a, b = sm.wildcards.a, sm.wildcards.b
-    diff = compare_sets(pd.read_parquet(sm.input.baseline), pd.read_parquet(sm.input.candidate),
+    diff = compare_sets(validate_set(pd.read_parquet(sm.input.baseline), sm.input.baseline),
+                        validate_set(pd.read_parquet(sm.input.candidate), sm.input.candidate),
                         Thresholds(**sm.params.thresholds))
     with atomic_path(sm.output.diff) as tmp:
         diff.to_parquet(tmp, index=False)

@@ -1,0 +1,91 @@
+"""Declared schemas of the tidy tables, checked where a table is written and where it is
+read (pandera). A violation raises :class:`SchemaError` naming the table and the cause."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pandera.pandas as pa
+from pandera.errors import SchemaError as _PanderaSchemaError
+from pandera.errors import SchemaErrors as _PanderaSchemaErrors
+
+from .errors import AnalysisError
+
+
+class SchemaError(AnalysisError):
+    """A table does not have the declared columns, types or constraints."""
+
+
+_METRIC_TYPES = ["counter", "ratio", "throughput", "other"]
+
+#: One row per (kernel, N, repeat, launch, metric) of one report (analysis.ncu.load_report).
+TIDY = pa.DataFrameSchema(
+    {
+        "kernel": pa.Column("string", pa.Check.str_matches(r"^\S+$")),
+        "precision": pa.Column("string", pa.Check.isin(["fp16", "int8", "int4"]), nullable=True),
+        "n": pa.Column("Int64", pa.Check.gt(0), nullable=True),
+        "repeat": pa.Column(int, pa.Check.ge(0)),
+        "launch": pa.Column(int, pa.Check.ge(0)),
+        "metric": pa.Column("string", pa.Check.str_length(min_value=1)),
+        "value": pa.Column(float, nullable=True),
+        "value_str": pa.Column("string", nullable=True),
+        "unit": pa.Column("string", nullable=True),
+        "metric_type": pa.Column("string", pa.Check.isin(_METRIC_TYPES)),
+        "instances": pa.Column(int, pa.Check.ge(0)),
+    },
+    unique=["kernel", "n", "repeat", "launch", "metric"],
+    strict=False,
+    ordered=False,
+)
+
+#: A profile set's table: the per-report columns plus the set's.
+SET = TIDY.add_columns({
+    "set": pa.Column("string", pa.Check.str_length(min_value=1)),
+    "gpu": pa.Column("string", nullable=True),
+    "cc": pa.Column("string", nullable=True),
+    "driver": pa.Column("string", nullable=True),
+    "cuda_version": pa.Column("string", nullable=True),
+    "ncu_version": pa.Column("string", nullable=True),
+})
+
+#: The summary the figures read: one row per (kernel, N).
+SUMMARY = pa.DataFrameSchema(
+    {
+        "set": pa.Column(str),
+        "kernel": pa.Column(str),
+        "precision": pa.Column(str, nullable=True),
+        "n": pa.Column(int, pa.Check.gt(0)),
+        "throughput": pa.Column(float, pa.Check.gt(0), nullable=True),
+        "throughput_unit": pa.Column(str, pa.Check.isin(["TFLOP/s", "TOP/s"])),
+        "throughput_source": pa.Column(str),
+        "gpu__time_duration.sum": pa.Column(float, pa.Check.gt(0), nullable=True),
+        "sm__warps_active.avg.pct_of_peak_sustained_active": pa.Column(float, pa.Check.in_range(0, 100),
+                                                                        nullable=True),
+    },
+    unique=["set", "kernel", "n"],
+    strict=False,
+    coerce=True,
+)
+
+
+def _validate(schema: pa.DataFrameSchema, df: pd.DataFrame, what: str) -> pd.DataFrame:
+    try:
+        return schema.validate(df, lazy=True)
+    except (_PanderaSchemaError, _PanderaSchemaErrors) as exc:
+        detail = getattr(exc, "failure_cases", None)
+        cause = (detail.head(5).to_string(index=False) if isinstance(detail, pd.DataFrame) else str(exc))
+        raise SchemaError(f"{what}: table does not match its declared schema:\n{cause}") from None
+
+
+def validate_tidy(df: pd.DataFrame, what: object = "tidy table") -> pd.DataFrame:
+    """Check a per-report table (columns of analysis.ncu.TIDY_COLUMNS)."""
+    return _validate(TIDY, df, str(what))
+
+
+def validate_set(df: pd.DataFrame, what: object = "set table") -> pd.DataFrame:
+    """Check a profile set's table (analysis.tables.set_table)."""
+    return _validate(SET, df, str(what))
+
+
+def validate_summary(df: pd.DataFrame, what: object = "summary") -> pd.DataFrame:
+    """Check a summary (analysis.tables.summary); returns it with columns coerced."""
+    return _validate(SUMMARY, df, str(what))

@@ -1,0 +1,397 @@
+"""Bad input, made from the committed real reports: every case gets a clear error naming
+the file and the cause, or, where the input is still usable, a result that says what is
+missing. Nothing half-written is left behind."""
+
+from __future__ import annotations
+
+import lzma
+import os
+import shutil
+import stat
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+import analysis
+from analysis import figures
+from analysis.errors import AnalysisError, ConfigError, ReportError, ToolNotFoundError
+from analysis.ncu import _run_reader, load_instances, load_report, load_report_isolated
+from analysis.schemas import SchemaError, validate_summary, validate_tidy
+from analysis.tables import set_table, summary
+
+from .conftest import REPO, SET_DIR
+
+DATA = Path(__file__).parent / "data"
+CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+
+@pytest.fixture(scope="module")
+def good() -> Path:
+    return SET_DIR / "reports" / "int8_wmma_n512.ncu-rep.xz"
+
+
+@pytest.fixture(scope="module")
+def good_bytes(good) -> bytes:
+    return good.read_bytes()
+
+
+@pytest.fixture(scope="module")
+def plain_bytes(good) -> bytes:
+    return lzma.decompress(good.read_bytes())
+
+
+def _write(tmp_path: Path, name: str, data: bytes) -> Path:
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+# ---- damaged files ---------------------------------------------------------------
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ReportError, match="does not exist") as e:
+        load_report(tmp_path / "int8_wmma_n512.ncu-rep.xz")
+    assert "int8_wmma_n512.ncu-rep.xz" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["int8_wmma_n512.ncu-rep", "int8_wmma_n512.ncu-rep.xz"])
+def test_empty_file(tmp_path, name):
+    with pytest.raises(ReportError, match="file is empty"):
+        load_report(_write(tmp_path, name, b""))
+
+
+def test_truncated_xz(tmp_path, good_bytes):
+    p = _write(tmp_path, "int8_wmma_n512.ncu-rep.xz", good_bytes[: len(good_bytes) // 2])
+    with pytest.raises(ReportError, match="not a complete xz stream") as e:
+        load_report(p)
+    assert str(p) in str(e.value) and "re-run the profile step" in str(e.value)
+
+
+def test_corrupt_xz(tmp_path, good_bytes):
+    b = bytearray(good_bytes)
+    b[len(b) // 2] ^= 0x01  # one bit: xz's CRC64 catches it
+    with pytest.raises(ReportError, match="xz"):
+        load_report(_write(tmp_path, "int8_wmma_n512.ncu-rep.xz", bytes(b)))
+
+
+def test_truncated_plain_report(tmp_path, plain_bytes):
+    """ncu_report loads a truncated report without error; load_report refuses it."""
+    p = _write(tmp_path, "int8_wmma_n512.ncu-rep", plain_bytes[: len(plain_bytes) // 3])
+    with pytest.raises(ReportError, match="no metrics|no profiling range|no kernel launch"):
+        load_report(p)
+
+
+def test_corrupt_plain_report(tmp_path, plain_bytes):
+    """A zeroed block: ncu_report gives a launch with 0 metrics, which is refused."""
+    b = bytearray(plain_bytes)
+    b[len(b) // 2: len(b) // 2 + 4096] = bytes(4096)
+    with pytest.raises(ReportError, match="has no metrics"):
+        load_report(_write(tmp_path, "int8_wmma_n512.ncu-rep", bytes(b)))
+
+
+@pytest.mark.parametrize("content", [b"kernel,n,value\nint8_wmma,512,1.0\n", bytes(range(256)) * 64])
+@pytest.mark.parametrize("xz", [False, True])
+def test_not_a_report(tmp_path, content, xz):
+    name = "int8_wmma_n512.ncu-rep" + (".xz" if xz else "")
+    p = _write(tmp_path, name, lzma.compress(content) if xz else content)
+    with pytest.raises(ReportError) as e:
+        load_report(p)
+    assert str(p) in str(e.value)
+
+
+def test_one_exception_type_for_all_report_errors():
+    assert issubclass(ReportError, AnalysisError) and analysis.ReportError is ReportError
+
+
+# ---- launches ------------------------------------------------------------------------
+
+def test_several_launches_where_one_was_expected():
+    """A real report of two launches (ncu --launch-count 2)."""
+    p = DATA / "int8_wmma_n512_two.ncu-rep.xz"
+    with pytest.raises(ReportError, match="holds 2 kernel launches, expected 1"):
+        load_report(p)
+    df = load_report(p, expect_launches=None)
+    assert sorted(df["launch"].unique()) == [0, 1]
+    assert df.groupby("launch")["metric"].nunique().min() > 500
+
+
+def test_kernel_name_must_match_file_name(tmp_path, good):
+    p = tmp_path / "int4_wmma_n512.ncu-rep.xz"
+    shutil.copy(good, p)
+    with pytest.raises(ReportError, match="is kernel 'int8_wmma', but the file name says 'int4_wmma'"):
+        load_report(p)
+
+
+# ---- the native reader in a child process ------------------------------------------
+
+def test_isolated_reader_matches_in_process(good):
+    m, i = load_report_isolated(good)
+    pd.testing.assert_frame_equal(m, load_report(good))
+    pd.testing.assert_frame_equal(i, load_instances(good))
+
+
+def test_isolated_reader_reports_the_cause(tmp_path, good_bytes):
+    p = _write(tmp_path, "int8_wmma_n512.ncu-rep.xz", good_bytes[:1000])
+    with pytest.raises(ReportError, match="not a complete xz stream") as e:
+        load_report_isolated(p)
+    assert str(p) in str(e.value)
+
+
+def test_crash_of_the_reader_fails_one_call(tmp_path):
+    """A segfault in the child (here a real one, a read of address 0) becomes a ReportError."""
+    p = tmp_path / "hostile_n512.ncu-rep"
+    with pytest.raises(ReportError, match=r"crashed on this file \(signal 11\)") as e:
+        _run_reader(p, ["-c", "import ctypes; ctypes.string_at(0)"])
+    assert str(p) in str(e.value)
+
+
+# ---- reports lacking metrics a figure needs ----------------------------------------
+
+def test_smaller_section_set_still_plots_and_says_what_is_missing(tmp_path):
+    """A real report profiled with only the SpeedOfLight and LaunchStats sections."""
+    small = tmp_path / "int8_wmma_n512.ncu-rep.xz"
+    shutil.copy(DATA / "int8_wmma_n512_sol.ncu-rep.xz", small)
+    table = set_table([load_report(small)], "sol_only", {})
+    s = validate_summary(summary(table, load_instances(small), None))
+    assert np.isnan(s.loc[0, "dram__cycles_active.avg"]) and s.loc[0, "throughput"] > 0
+    for name, fn in figures.FIGURES.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fig = fn(s, "sol only")
+        texts = " ".join(t.get_text() for t in fig.texts)
+        if name in ("coalescing", "dram_active"):
+            assert any("not in the reports" in str(w.message) for w in caught), name
+            assert "not in the reports" in texts
+        figures.plt.close(fig)
+
+
+# ---- tools, GPU, permissions ---------------------------------------------------------
+
+def test_missing_ncu_on_a_gpu_machine_is_one_line(monkeypatch):
+    from analysis import workflow
+    from analysis.gpu import GpuInfo
+
+    monkeypatch.setattr(workflow, "detect_gpu", lambda: GpuInfo("NVIDIA H200", "9.0", "sm_90", "580", "13.0"))
+    gpu, note = workflow.local_gpu({"gpu": "auto", "tools": {"ncu": "/nonexistent/ncu"}})
+    assert gpu is None and "\n" not in note
+    assert "NVIDIA H200" in note and "ncu" in note and "committed profile sets" in note
+
+
+def test_no_gpu_is_not_an_error():
+    from analysis.workflow import local_gpu
+
+    assert local_gpu({"gpu": "off"}) == (None, None)
+
+
+def test_missing_compiler_skips_builds_with_a_fix(monkeypatch):
+    from analysis import workflow
+
+    def nothing(name, override=None):
+        raise ToolNotFoundError(f"{name} not found: pip install nvidia-cuda-nvcc")
+
+    monkeypatch.setattr(workflow, "find_tool", nothing)
+    note = workflow.build_tools({"tools": {}})
+    assert "pip install nvidia-cuda-nvcc" in note and "skipping the kernel builds" in note
+    with pytest.raises(ToolNotFoundError):
+        workflow.build_tools({"tools": {"nvcc": "/nonexistent/nvcc"}})
+
+
+def _fake_ncu(tmp_path: Path, text: str, code: int) -> Path:
+    exe = tmp_path / "ncu"
+    exe.write_text(f"#!/bin/sh\n[ \"$1\" = --version ] && echo 'Version 2025.3.1.0' && exit 0\n"
+                   f"echo '{text}' >&2\nexit {code}\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    return exe
+
+
+def test_counter_permission_error_explains_the_fix(tmp_path):
+    from analysis.harness import Tiling
+    from analysis.profile import profile_kernel
+
+    ncu = _fake_ncu(tmp_path, "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission", 1)
+    out = tmp_path / "int8_wmma_n512.ncu-rep.xz"
+    with pytest.raises(AnalysisError, match="NVreg_RestrictProfilingToAdminUsers=0") as e:
+        profile_kernel(tmp_path / "k.cubin", "int8_wmma", "int8", 512, Tiling(), out, ncu=str(ncu))
+    assert "ERR_NVGPUCTRPERM" in str(e.value)
+    assert list(tmp_path.glob("*.xz*")) == [] and not out.exists()
+
+
+def test_failed_profile_leaves_no_report(tmp_path):
+    from analysis.harness import Tiling
+    from analysis.profile import profile_kernel
+
+    ncu = _fake_ncu(tmp_path, "==ERROR== The application returned an error code (1).", 1)
+    out = tmp_path / "int8_wmma_n512.ncu-rep.xz"
+    with pytest.raises(AnalysisError, match="ncu exited with 1"):
+        profile_kernel(tmp_path / "k.cubin", "int8_wmma", "int8", 512, Tiling(), out, ncu=str(ncu))
+    assert not out.exists() and not list(tmp_path.glob(".int8_wmma*"))
+
+
+# ---- configuration ---------------------------------------------------------------------
+
+@pytest.fixture()
+def config():
+    import yaml
+
+    return yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+
+
+def test_valid_config_passes(config):
+    from analysis.workflow import check_config
+
+    validate(config, str(CONFIG_SCHEMA))
+    check_config(config, REPO / "kernels")
+
+
+@pytest.mark.parametrize("edit,match", [
+    (lambda c: c["kernels"].update(int8_nosuch={**c["kernels"]["int8_wmma"]}), "no source file"),
+    (lambda c: c.update(sizes=[512, 1000]), "N=1000"),
+    (lambda c: c["kernels"]["int4_wmma"].update(archs=["sm_75"]), "sm_75 is not supported"),
+    (lambda c: c.update(archs=["sm_70", "sm_90"]), "sm_70 cannot run"),
+    (lambda c: c["kernels"]["int8_ptx_mma_k32"].update(baseline="fp16_wmma"), "another precision"),
+])
+def test_invalid_config_is_refused_before_any_work(config, edit, match):
+    from analysis.workflow import check_config
+
+    edit(config)
+    with pytest.raises(ConfigError, match=match):
+        check_config(config, REPO / "kernels")
+
+
+@pytest.mark.parametrize("edit", [
+    lambda c: c["timing"].update(repeats=0),
+    lambda c: c["profile"].update(repeats=0),
+    lambda c: c.update(gpu="sometimes"),
+    lambda c: c["kernels"]["int8_wmma"].update(precision="int3"),
+    lambda c: c.update(unknown_key=1),
+    lambda c: c["tiling"].update(block_k_bytes=48),
+])
+def test_schema_refuses(config, edit):
+    edit(config)
+    with pytest.raises(WorkflowError):
+        validate(config, str(CONFIG_SCHEMA))
+
+
+# ---- foreign sets and hostile names --------------------------------------------------
+
+def test_set_from_an_unseen_gpu_is_parsed_and_plotted(tmp_path, good):
+    """A set with no metadata and no timings under a name the project never saw."""
+    from analysis.workflow import committed_sets, set_reports
+
+    d = tmp_path / "profiles" / "rtx-9999_999.99_ncu2099.1.1" / "reports"
+    d.mkdir(parents=True)
+    shutil.copy(good, d / good.name)
+    assert committed_sets(tmp_path / "profiles") == ["rtx-9999_999.99_ncu2099.1.1"]
+    (name,) = set_reports(tmp_path / "profiles", "rtx-9999_999.99_ncu2099.1.1")
+    t = set_table([load_report(d / good.name)], "rtx-9999_999.99_ncu2099.1.1", {})
+    assert t["driver"].isna().all() and (t["gpu"] == "NVIDIA H200").all()
+    s = validate_summary(summary(t, load_instances(d / good.name), None))
+    assert s.loc[0, "throughput_source"].startswith("ncu")
+    fig = figures.occupancy_vs_throughput(s, "unseen")
+    figures.plt.close(fig)
+
+
+def test_hostile_file_name_is_skipped_not_run(tmp_path, good):
+    from analysis.workflow import set_reports
+
+    d = tmp_path / "profiles" / "x" / "reports"
+    d.mkdir(parents=True)
+    shutil.copy(good, d / "int8_wmma_n512$(touch PWNED).ncu-rep.xz")
+    shutil.copy(good, d / good.name)
+    with pytest.warns(UserWarning, match="skipped"):
+        names = set_reports(tmp_path / "profiles", "x")
+    assert [n.stem for n in names] == ["int8_wmma_n512"]
+    assert not list(tmp_path.rglob("PWNED")) and not Path("PWNED").exists()
+
+
+# ---- schemas ---------------------------------------------------------------------------
+
+def test_tidy_schema_rejects_a_damaged_table(good):
+    df = load_report(good)
+    validate_tidy(df)
+    bad = pd.concat([df, df.head(1)], ignore_index=True)  # a metric twice
+    with pytest.raises(SchemaError, match="declared schema"):
+        validate_tidy(bad, "dup.parquet")
+    bad = df.copy()
+    bad.loc[0, "metric_type"] = "guess"
+    with pytest.raises(SchemaError, match="bad.parquet"):
+        validate_tidy(bad, "bad.parquet")
+
+
+def test_summary_schema_rejects_impossible_occupancy(report_tables, report_instances, timings, set_metadata):
+    t = set_table([report_tables[k] for k in list(report_tables)[:2]], "x", set_metadata)
+    s = summary(t, report_instances, timings)
+    s.loc[0, "sm__warps_active.avg.pct_of_peak_sustained_active"] = 140.0
+    with pytest.raises(SchemaError):
+        validate_summary(s)
+
+
+# ---- fuzz -------------------------------------------------------------------------------
+
+def _mutate(data: bytes, rng: np.random.Generator) -> bytes:
+    b = bytearray(data)
+    kind = int(rng.integers(6))
+    if kind == 0:  # flip 1..16 random bytes
+        for _ in range(int(rng.integers(1, 17))):
+            b[int(rng.integers(len(b)))] ^= int(rng.integers(1, 256))
+    elif kind == 1:  # truncate
+        b = b[: int(rng.integers(0, len(b)))]
+    elif kind == 2:  # zero a block
+        s = int(rng.integers(len(b)))
+        b[s: s + int(rng.integers(1, 4096))] = bytes(min(len(b) - s, 4096))[: len(b[s: s + 4096])]
+    elif kind == 3:  # insert random bytes
+        s = int(rng.integers(len(b)))
+        b[s:s] = rng.integers(0, 256, int(rng.integers(1, 64)), dtype=np.uint8).tobytes()
+    elif kind == 4:  # repeat a chunk
+        s = int(rng.integers(len(b) - 1))
+        b[s:s] = b[s: s + int(rng.integers(1, 2048))]
+    else:  # append junk
+        b += rng.integers(0, 256, int(rng.integers(1, 512)), dtype=np.uint8).tobytes()
+    return bytes(b)
+
+
+def test_fuzz_corrupted_reports_never_yield_rows(tmp_path, good_bytes, plain_bytes):
+    """300 seeded corruptions of a committed .ncu-rep.xz: each is refused with ReportError,
+    unless it still decompresses to the very same report (then its table is the original)."""
+    rng = np.random.default_rng(20261129)
+    p = tmp_path / "int8_wmma_n512.ncu-rep.xz"
+    refused = same = 0
+    for _ in range(300):
+        data = _mutate(good_bytes, rng)
+        if data == good_bytes:
+            continue
+        p.write_bytes(data)
+        try:
+            df = load_report(p)
+        except ReportError:
+            refused += 1
+            continue
+        assert lzma.decompress(data) == plain_bytes, "a corrupted report produced a table"
+        assert len(df) == 2243
+        same += 1
+    assert refused >= 280, (refused, same)
+
+
+def test_fuzz_plain_reports_never_take_the_caller_down(tmp_path, plain_bytes):
+    """40 corruptions of the uncompressed report through the child-process reader: each
+    ends in a ReportError or a table, never in a crash of this process. (A plain report
+    has no checksum: a corruption can parse to wrong values, which is why the workflow
+    stores reports xz-compressed, with xz's CRC64.)"""
+    rng = np.random.default_rng(7)
+    p = tmp_path / "int8_wmma_n512.ncu-rep"
+    outcomes = {"refused": 0, "parsed": 0}
+    for _ in range(40):
+        p.write_bytes(_mutate(plain_bytes, rng))
+        try:
+            load_report_isolated(p)
+            outcomes["parsed"] += 1
+        except ReportError as exc:
+            assert str(p) in str(exc)
+            outcomes["refused"] += 1
+    assert sum(outcomes.values()) == 40 and outcomes["refused"] > 20, outcomes
+    assert os.getpid() > 0  # still here
