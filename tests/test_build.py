@@ -91,3 +91,40 @@ def test_compile_error_is_reported_and_leaves_no_cubin(tmp_path):
 def test_parse_ptxas_needs_the_kernel():
     with pytest.raises(AnalysisError, match="no ptxas resource report"):
         parse_ptxas("ptxas info    : 0 bytes gmem\n", "int8_wmma", "sm_90")
+
+
+PRECISION = {"fp16_wmma": "fp16", "int8_wmma": "int8", "int4_wmma": "int4", "int8_ptx_mma_k32": "int8"}
+
+
+@pytest.mark.parametrize("arch", ["sm_89", "sm_90"])
+def test_static_mix_flags_emulated_int4(built, arch):
+    """sm_89 has IMMA.8832.S4; sm_90 has no S4 tensor instruction, so int4_wmma is emulated
+    there, with more integer ALU instructions than on sm_89."""
+    from analysis.sass import instruction_mix, tensor_summary
+
+    rows = {}
+    for kernel in KERNELS:
+        usage, sass, record = built[(kernel, arch)]
+        mix = instruction_mix(sass, kernel, arch, PRECISION[kernel])
+        assert mix["count"].sum() > 100 and set(mix["class"]) >= {"tensor", "cp.async", "integer ALU"}
+        rows[kernel] = tensor_summary(mix, record)
+    assert rows["int4_wmma"]["emulated"] is (arch == "sm_90")
+    assert not any(rows[k]["emulated"] for k in KERNELS if k != "int4_wmma")
+    assert rows["int8_ptx_mma_k32"]["tensor_instructions"] == "IMMA.16832.S8.S8"
+    if arch == "sm_90":
+        alu89 = tensor_summary(instruction_mix(built[("int4_wmma", "sm_89")][1], "int4_wmma", "sm_89", "int4"),
+                               built[("int4_wmma", "sm_89")][2])["static_integer_ALU"]
+        assert rows["int4_wmma"]["static_integer_ALU"] > alu89
+
+
+def test_never_executed_fillers_are_not_counted(built):
+    """The LDS RZ, [RZ] guarded by @!PT that follow LDGSTS in the real sm_90 build never run:
+    they are counted as dead, not as shared loads."""
+    from analysis.sass import instruction_mix, parse_sass
+
+    sass = built[("int8_ptx_mma_k32", "sm_90")][1]
+    dead = [i for i in parse_sass(sass) if not i.live]
+    assert dead and {i.mnemonic for i in dead} == {"LDS"}
+    mix = instruction_mix(sass, "int8_ptx_mma_k32", "sm_90", "int8")
+    lds = mix[mix["mnemonic"] == "LDS"].iloc[0]
+    assert lds["count"] == 0 and lds["dead"] == len(dead)

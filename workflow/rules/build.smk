@@ -32,3 +32,22 @@ rule disassemble:
         "benchmarks/disassemble/{arch}/{kernel}.tsv"
     script:
         "../scripts/disassemble.py"
+
+
+rule sass_table:
+    input:
+        sass=lambda w: [p for p in build_outputs() if p.endswith(".sass")],
+        resources=lambda w: [p for p in build_outputs() if p.endswith(".resources.json")],
+    output:
+        mix="results/tables/sass/static_mix.parquet",
+        summary="figures/sass/static_summary.csv",
+        png="figures/sass/static_mix.png",
+        pdf="figures/sass/static_mix.pdf",
+    params:
+        kernels=KERNELS,
+    log:
+        "logs/sass_table/sass_table.log",
+    benchmark:
+        "benchmarks/sass_table/sass_table.tsv"
+    script:
+        "../scripts/sass_table.py"

@@ -134,6 +134,8 @@ def compare_outputs():
 
 def final_outputs():
     out = build_outputs()
+    if out:
+        out += ["figures/sass/static_summary.csv", "figures/sass/static_mix.png", "figures/sass/static_mix.pdf"]
     for s in SETS:
         out += [f"results/tables/{s}/metrics.parquet", f"results/tables/{s}/summary.csv"]
         out += expand("figures/{set}/{figure}.{ext}", set=s, figure=FIGURE_NAMES, ext=["png", "pdf"])

@@ -1,0 +1,142 @@
+"""Static SASS analysis of the built cubins (``cuobjdump -sass`` text), no GPU needed.
+
+Counts are static: instructions in the binary, not executed instructions (those come
+from Nsight Compute's ``sass__inst_executed_per_opcode``). Instructions guarded by
+``@!PT`` (a predicate that is always false: fillers the compiler places after LDGSTS)
+never execute and are counted apart.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+# "        /*0070*/   @!P0 IMAD.WIDE.U32 R2, R3, 0x4, R4 ;   /* 0x... */"
+_LINE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?P<pred>@!?U?P[T0-9]+\s+)?(?P<op>[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
+
+#: Instruction classes, first match wins; the pattern is matched against the opcode
+#: without modifiers (the part before the first dot).
+CLASSES: list[tuple[str, str]] = [
+    ("tensor", r"HMMA|IMMA|HGMMA|IGMMA|QGMMA|BMMA|DMMA"),
+    ("ldmatrix", r"LDSM"),
+    ("cp.async", r"LDGSTS|LDGDEPBAR|DEPBAR"),
+    ("global load", r"LDG"),
+    ("global store", r"STG"),
+    ("shared load/store", r"LDS|STS"),
+    ("integer ALU", r"LOP3|SHF|IMAD|PRMT|IADD3|LEA|SHL|SHR|I2I|I2IP|VIADD|IABS|IMNMX|VIMNMX|BMSK|SGXT|POPC|FLO"),
+    ("branch/sync", r"BRA|BSSY|BSYNC|BAR|WARPSYNC|EXIT|RET|CALL"),
+]
+
+#: Tensor-core instruction (mnemonic prefix) each precision should use natively.
+NATIVE = {"fp16": "HMMA", "int8": "IMMA", "int4": "IMMA"}
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One SASS instruction: full mnemonic (with modifiers) and whether it can execute."""
+
+    mnemonic: str
+    live: bool
+
+    @property
+    def opcode(self) -> str:
+        return self.mnemonic.split(".", 1)[0]
+
+    @property
+    def cls(self) -> str:
+        for name, pat in CLASSES:
+            if re.fullmatch(pat, self.opcode):
+                return name
+        return "other"
+
+
+def parse_sass(text: str) -> list[Instruction]:
+    """Instructions of a ``cuobjdump -sass`` listing, in order (all functions)."""
+    out = []
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if m:
+            pred = (m["pred"] or "").strip()
+            out.append(Instruction(m["op"], live=pred != "@!PT"))
+    return out
+
+
+def instruction_mix(text: str, kernel: str, arch: str, precision: str | None) -> pd.DataFrame:
+    """Tidy static instruction counts of one listing: one row per (kernel, arch, class,
+    mnemonic) with ``count`` (live instructions) and ``dead`` (``@!PT`` ones)."""
+    ins = parse_sass(text)
+    df = pd.DataFrame({"mnemonic": [i.mnemonic for i in ins], "cls": [i.cls for i in ins],
+                       "live": [i.live for i in ins]})
+    if df.empty:
+        raise ValueError(f"{kernel} ({arch}): no SASS instructions in the listing")
+    g = df.groupby(["cls", "mnemonic"])["live"].agg(count="sum", total="size").reset_index()
+    g["dead"] = g["total"] - g["count"]
+    g.insert(0, "kernel", kernel)
+    g.insert(1, "arch", arch)
+    g.insert(2, "precision", precision)
+    return g.rename(columns={"cls": "class"}).drop(columns="total")
+
+
+def tensor_summary(mix: pd.DataFrame, resources: dict) -> dict:
+    """Per (kernel, arch): tensor mnemonics, class totals, registers, shared memory, spills,
+    and ``emulated``: an INT4 kernel whose SASS has no S4 tensor instruction (sm_90 lowers
+    s4 mma to IMMA ... S8 plus unpacking), or any kernel without its precision's tensor
+    instruction."""
+    live = mix[mix["count"] > 0]
+    tensor = sorted(live.loc[live["class"] == "tensor", "mnemonic"].unique())
+    prec = mix["precision"].iloc[0]
+    if prec == "int4":
+        emulated = not any(".S4" in t for t in tensor)
+    else:
+        emulated = not any(t.startswith(NATIVE.get(prec, "")) for t in tensor) if prec in NATIVE else False
+    totals = live.groupby("class")["count"].sum().to_dict()
+    return {
+        "kernel": mix["kernel"].iloc[0], "arch": mix["arch"].iloc[0], "precision": prec,
+        "tensor_instructions": " ".join(tensor), "emulated": emulated,
+        **{f"static_{c.replace(' ', '_').replace('/', '_').replace('.', '_')}": int(totals.get(c, 0))
+           for c, _ in [*CLASSES, ("other", "")]},
+        "static_total": int(live["count"].sum()), "never_executed_@!PT": int(mix["dead"].sum()),
+        "registers": resources["registers"], "shared_bytes": resources["shared_bytes"],
+        "spill_store_bytes": resources["spill_store_bytes"], "spill_load_bytes": resources["spill_load_bytes"],
+        "nvcc": resources.get("nvcc"),
+    }
+
+
+def read_build(sass: Path, resources: Path, kernel: str, arch: str, precision: str | None
+               ) -> tuple[pd.DataFrame, dict]:
+    """The mix table and summary row of one build (its .sass and .resources.json)."""
+    import json
+
+    mix = instruction_mix(Path(sass).read_text(encoding="utf-8"), kernel, arch, precision)
+    return mix, tensor_summary(mix, json.loads(Path(resources).read_text(encoding="utf-8")))
+
+
+def mix_figure(summary: pd.DataFrame):
+    """Static instruction classes per kernel and architecture (stacked bars, instructions)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from .figures import OKABE_ITO, STYLE
+
+    cols = [c for c in summary.columns if c.startswith("static_") and c != "static_total"]
+    s = summary.sort_values(["precision", "kernel", "arch"]).reset_index(drop=True)
+    labels = [f"{k}\n{a}" + ("\n(emulated)" if e else "") for k, a, e in zip(s["kernel"], s["arch"], s["emulated"])]
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(s) + 2), 4))
+        bottom = np.zeros(len(s))
+        for i, c in enumerate(cols):
+            ax.bar(range(len(s)), s[c], bottom=bottom, color=OKABE_ITO[i % len(OKABE_ITO)],
+                   label=c.removeprefix("static_").replace("_", " "), hatch="//" if i >= len(OKABE_ITO) else None)
+            bottom += s[c].to_numpy()
+        ax.set_xticks(range(len(s)), labels, fontsize=6)
+        ax.set_ylabel("static SASS instructions (instruction)")
+        ax.set_title("Static instruction mix per kernel and architecture (cuobjdump -sass)")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        fig.tight_layout()
+    return fig
