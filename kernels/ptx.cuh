@@ -94,6 +94,25 @@ __device__ __forceinline__ void mma_m16n8k16_s8_s32(int32_t (&d)[4], const uint3
       : "r"(a[0]), "r"(a[1]), "r"(b0));
 }
 
+// f16 inputs, f32 accumulators, K = 8: A 2 x .b32, B 1 x .b32, C/D 4 x f32.
+__device__ __forceinline__ void mma_m16n8k8_f16_f32(float (&d)[4], const uint32_t (&a)[2], uint32_t b0) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b0));
+}
+
+// s4 inputs, s32 accumulators, K = 32: A 2 x .b32 (16 s4), B 1 x .b32 (8 s4), C/D 4 x s32.
+__device__ __forceinline__ void mma_m16n8k32_s4_s32(int32_t (&d)[4], const uint32_t (&a)[2],
+                                                    uint32_t b0) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.s32.s4.s4.s32 "
+      "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b0));
+}
+
 // s4 inputs, s32 accumulators, K = 64: A 4 x .b32 (32 s4), B 2 x .b32 (16 s4), C/D 4 x s32.
 __device__ __forceinline__ void mma_m16n8k64_s4_s32(int32_t (&d)[4], const uint32_t (&a)[4],
                                                     uint32_t b0, uint32_t b1) {

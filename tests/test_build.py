@@ -15,7 +15,8 @@ from analysis.errors import AnalysisError
 from analysis.harness import Tiling
 
 REPO = Path(__file__).resolve().parents[1]
-KERNELS = sorted(yaml.safe_load((REPO / "config" / "config.yaml").read_text())["kernels"])
+CONFIG_KERNELS = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["kernels"]
+KERNELS = sorted(CONFIG_KERNELS)
 
 # What each kernel must issue per architecture: (pattern that must appear, pattern that must not).
 EXPECT = {
@@ -28,6 +29,17 @@ EXPECT = {
     # sm_89 runs WMMA s4 natively; sm_90 has no S4 tensor instruction and emulates it with S8.
     ("int4_wmma", "sm_89"): (r"IMMA\.8832\.S4\.S4", None),
     ("int4_wmma", "sm_90"): (r"IMMA\.\d+\.S8\.S8", r"IMMA[.\w]*\.S4"),
+    ("int8_ptx_mma_k16", "sm_89"): (r"IMMA\.16816\.S8\.S8", r"IMMA\.16832"),
+    ("int8_ptx_mma_k16", "sm_90"): (r"IMMA\.16816\.S8\.S8", r"IMMA\.16832"),
+    ("fp16_ptx_mma_k16", "sm_89"): (r"HMMA\.16816\.F32", r"HMMA\.1688"),
+    ("fp16_ptx_mma_k16", "sm_90"): (r"HMMA\.16816\.F32", r"HMMA\.1688"),
+    ("fp16_ptx_k8", "sm_89"): (r"HMMA\.1688\.F32", r"HMMA\.16816"),
+    ("fp16_ptx_k8", "sm_90"): (r"HMMA\.1688\.F32", r"HMMA\.16816"),
+    # the study's facts: native IMMA.16864.S4 on sm_89, no S4 tensor instruction on sm_90
+    ("int4_ptx_mma_k64", "sm_89"): (r"IMMA\.16864\.S4\.S4", None),
+    ("int4_ptx_mma_k64", "sm_90"): (r"IMMA\.16832\.S8\.S8", r"IMMA[.\w]*\.S4"),
+    ("int4_ptx_mma_k32", "sm_89"): (r"IMMA\.16832\.S4\.S4", None),
+    ("int4_ptx_mma_k32", "sm_90"): (r"IMMA\.\d+\.S8\.S8", r"IMMA[.\w]*\.S4"),
 }
 
 
@@ -93,7 +105,7 @@ def test_parse_ptxas_needs_the_kernel():
         parse_ptxas("ptxas info    : 0 bytes gmem\n", "int8_wmma", "sm_90")
 
 
-PRECISION = {"fp16_wmma": "fp16", "int8_wmma": "int8", "int4_wmma": "int4", "int8_ptx_mma_k32": "int8"}
+PRECISION = {k: spec["precision"] for k, spec in CONFIG_KERNELS.items()}
 
 
 @pytest.mark.parametrize("arch", ["sm_89", "sm_90"])
@@ -108,8 +120,9 @@ def test_static_mix_flags_emulated_int4(built, arch):
         mix = instruction_mix(sass, kernel, arch, PRECISION[kernel])
         assert mix["count"].sum() > 100 and set(mix["class"]) >= {"tensor", "cp.async", "integer ALU"}
         rows[kernel] = tensor_summary(mix, record)
-    assert rows["int4_wmma"]["emulated"] is (arch == "sm_90")
-    assert not any(rows[k]["emulated"] for k in KERNELS if k != "int4_wmma")
+    int4 = [k for k in KERNELS if PRECISION[k] == "int4"]
+    assert all(rows[k]["emulated"] is (arch == "sm_90") for k in int4)
+    assert not any(rows[k]["emulated"] for k in KERNELS if k not in int4)
     assert rows["int8_ptx_mma_k32"]["tensor_instructions"] == "IMMA.16832.S8.S8"
     if arch == "sm_90":
         alu89 = tensor_summary(instruction_mix(built[("int4_wmma", "sm_89")][1], "int4_wmma", "sm_89", "int4"),

@@ -83,7 +83,14 @@ def test_untileable_sizes_are_refused(n):
 
 # ---- on the GPU ------------------------------------------------------------------
 
-KERNELS = {"fp16_wmma": "fp16", "int8_wmma": "int8", "int4_wmma": "int4", "int8_ptx_mma_k32": "int8"}
+def _config_kernels() -> dict[str, str]:
+    import yaml
+
+    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    return {k: spec["precision"] for k, spec in cfg["kernels"].items()}
+
+
+KERNELS = _config_kernels()
 
 
 @pytest.fixture(scope="module")

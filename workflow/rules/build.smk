@@ -4,7 +4,7 @@
 rule build_cubin:
     input:
         source="kernels/{kernel}.cu",
-        headers=["kernels/gemm_common.cuh", "kernels/ptx.cuh", "kernels/wmma_gemm.cuh"],
+        headers=["kernels/gemm_common.cuh", "kernels/ptx.cuh", "kernels/wmma_gemm.cuh", "kernels/mma_gemm.cuh"],
     output:
         cubin="results/build/{arch}/{kernel}.cubin",
         resources="results/build/{arch}/{kernel}.resources.json",

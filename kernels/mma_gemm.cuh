@@ -1,0 +1,103 @@
+// The body shared by the ldmatrix + mma.sync kernels: per 32-byte K step of the
+// shared-memory tile, ldmatrix.x4 loads the A fragment of each m16 tile and the B
+// fragments of two n8 tiles, and an MMA policy issues the tensor instructions.
+//
+// One byte layout serves every precision (PTX ISA, "Matrix Fragments for mma.m16n8k*"):
+// the four 32-bit A registers hold rows g and g+8 (g = lane / 4) at bytes 4*(lane % 4)
+// .. +3 and the same 16 bytes further along K; the two B registers hold column g at the
+// same bytes. That is f16 m16n8k16, s8 m16n8k32 and s4 m16n8k64 with one instruction,
+// or f16 m16n8k8, s8 m16n8k16 and s4 m16n8k32 with two (each on half the registers).
+// The m16n8 accumulator layout is the same for all: d0, d1 at row g, columns
+// 2*(lane % 4) + {0, 1}; d2, d3 at row g + 8.
+#pragma once
+
+#include <type_traits>
+
+#include "gemm_common.cuh"
+
+namespace gemm {
+
+// One 32-byte K step on one 16 x 8 output tile: d += A(16 x 32 B) * B(32 B x 8).
+// Policies: Acc (accumulator and C element type) and step(d, a, b0, b1).
+template <void (*MMA)(float (&)[4], const uint32_t (&)[4], uint32_t, uint32_t)>
+struct OneMmaF32 {
+  using Acc = float;
+  __device__ __forceinline__ static void step(Acc (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    MMA(d, a, b0, b1);
+  }
+};
+
+template <void (*MMA)(int32_t (&)[4], const uint32_t (&)[4], uint32_t, uint32_t)>
+struct OneMmaS32 {
+  using Acc = int32_t;
+  __device__ __forceinline__ static void step(Acc (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    MMA(d, a, b0, b1);
+  }
+};
+
+// Half-K instructions, issued twice per step: first on (a0, a1, b0), then on (a2, a3, b1).
+template <typename AccT, void (*MMA)(AccT (&)[4], const uint32_t (&)[2], uint32_t)>
+struct TwoMmas {
+  using Acc = AccT;
+  __device__ __forceinline__ static void step(Acc (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    const uint32_t lo[2] = {a[0], a[1]};
+    const uint32_t hi[2] = {a[2], a[3]};
+    MMA(d, lo, b0);
+    MMA(d, hi, b1);
+  }
+};
+
+template <typename Policy>
+__device__ __forceinline__ void mma_gemm(const void* A_, const void* B_, void* C_, int N,
+                                         int64_t k_bytes) {
+  using Acc = typename Policy::Acc;
+  constexpr int kMmaM = 16, kMmaN = 8, kStepBytes = 32;
+  constexpr int kFm = kWarpM / kMmaM;  // m16 tiles per warp
+  constexpr int kFn = kWarpN / kMmaN;  // n8 tiles per warp (even)
+  constexpr int kKSteps = kBlockKBytes / kStepBytes;
+  const auto* A = static_cast<const uint8_t*>(A_);
+  const auto* B = static_cast<const uint8_t*>(B_);
+  auto* C = static_cast<Acc*>(C_);
+  __shared__ SharedTiles tiles;
+
+  Acc acc[kFm][kFn][4] = {};
+  const int lane = threadIdx.x % 32;
+  const int wr = warp_row0(), wc = warp_col0();
+  // ldmatrix.x4 row addresses. A: tiles {rows 0-7, 8-15} x {bytes 0-15, 16-31} give
+  // a0..a3. B (N rows of K): tiles {n 0-7: bytes 0-15, 16-31; n 8-15: bytes 0-15,
+  // 16-31} give b0, b1 of two adjacent n8 tiles.
+  const int a_row = lane % 16, a_col = (lane / 16) * 16;
+  const int b_row = lane % 8 + (lane / 16) * 8, b_col = ((lane / 8) % 2) * 16;
+
+  pipelined_mainloop(A, B, k_bytes, tiles, [&](int s) {
+#pragma unroll
+    for (int kk = 0; kk < kKSteps; ++kk) {
+      uint32_t a[kFm][4], b[kFn / 2][4];
+#pragma unroll
+      for (int i = 0; i < kFm; ++i)
+        ptx::ldmatrix_x4(a[i], &tiles.a[s][wr + i * kMmaM + a_row][kk * kStepBytes + a_col]);
+#pragma unroll
+      for (int j = 0; j < kFn / 2; ++j)
+        ptx::ldmatrix_x4(b[j], &tiles.b[s][wc + j * 2 * kMmaN + b_row][kk * kStepBytes + b_col]);
+#pragma unroll
+      for (int i = 0; i < kFm; ++i)
+#pragma unroll
+        for (int j = 0; j < kFn; ++j)
+          Policy::step(acc[i][j], a[i], b[j / 2][(j % 2) * 2], b[j / 2][(j % 2) * 2 + 1]);
+    }
+  });
+
+  const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kBlockM + wr + lane / 4;
+  const int64_t col0 = static_cast<int64_t>(blockIdx.x) * kBlockN + wc + 2 * (lane % 4);
+  using Acc2 = typename std::conditional<std::is_same<Acc, float>::value, float2, int2>::type;
+#pragma unroll
+  for (int i = 0; i < kFm; ++i)
+#pragma unroll
+    for (int j = 0; j < kFn; ++j) {
+      Acc* c = C + (row0 + i * kMmaM) * N + col0 + j * kMmaN;
+      *reinterpret_cast<Acc2*>(c) = Acc2{acc[i][j][0], acc[i][j][1]};
+      *reinterpret_cast<Acc2*>(c + 8 * static_cast<int64_t>(N)) = Acc2{acc[i][j][2], acc[i][j][3]};
+    }
+}
+
+}  // namespace gemm
