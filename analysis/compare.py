@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -64,15 +62,10 @@ def canonical_names(table: pd.DataFrame, alias: pd.DataFrame | None = None) -> p
     out = table.copy()
     out["renamed_from"] = pd.Series(pd.NA, index=out.index, dtype="string")
     group = ["kernel", "n", "repeat", "launch"]
-    present = set(map(tuple, out[group + ["metric"]].astype(str).itertuples(index=False, name=None)))
     for old, new in zip(alias["old"], alias["new"]):
-        hit = out["metric"] == old
-        if not hit.any():
-            continue
-        keep = []
-        for idx, row in out.loc[hit, group].astype(str).iterrows():
-            keep.append(idx if (*row.tolist(), new) not in present else None)
-        idx = [i for i in keep if i is not None]
+        has_new = out.loc[out["metric"] == new, group].drop_duplicates().assign(_has_new=True)
+        rows = out.loc[out["metric"] == old, group].merge(has_new, on=group, how="left")
+        idx = out.index[out["metric"] == old][rows["_has_new"].isna().to_numpy()]
         out.loc[idx, "renamed_from"] = old
         out.loc[idx, "metric"] = new
     return out
@@ -198,6 +191,3 @@ def headline_figure(diff: pd.DataFrame, title: str):
         fig.tight_layout()
     return fig
 
-
-__all__ = ["Thresholds", "aliases", "canonical_names", "compare_sets", "headline_figure",
-           "metadata_side_by_side", "per_metric", "shared_pairs", "Path"]

@@ -14,7 +14,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .io import atomic_path  # noqa: E402
@@ -191,5 +190,3 @@ def draw(name: str, summary_csv: str | Path, png: str | Path, pdf: str | Path, t
     fig = FIGURES[name](s, title)
     save(fig, png, pdf)
 
-
-__all__ = ["FIGURES", "draw", "occupancy_vs_throughput", "coalescing", "dram_active", "np"]

@@ -64,6 +64,11 @@ class Tiling:
                 f"-DBLOCK_K_BYTES={self.block_k_bytes}", f"-DWARPS_M={self.warps_m}",
                 f"-DWARPS_N={self.warps_n}", f"-DSTAGES={self.stages}"]
 
+    def cli(self) -> str:
+        """The ``--tiling`` argument of the harness command line for this tiling."""
+        return ",".join(str(v) for v in (self.block_m, self.block_n, self.block_k_bytes,
+                                         self.warps_m, self.warps_n, self.stages))
+
     def block_k(self, prec: Precision) -> int:
         """K elements per tile for a precision."""
         return self.block_k_bytes * 8 // prec.bits

@@ -147,6 +147,74 @@ def _open(path: Path, plain: Path):
     return ctx
 
 
+def _metric_table(path: Path, name: ReportName | None, actions: list, expect_launches: int | None
+                  ) -> pd.DataFrame:
+    if not actions:
+        raise ReportError(path, "holds no kernel launch")
+    if expect_launches is not None and len(actions) != expect_launches:
+        raise ReportError(path, f"holds {len(actions)} kernel launches, expected {expect_launches}",
+                          "profile with --launch-count 1 and a --kernel-name filter")
+    rows: list[tuple] = []
+    for launch, action in actions:
+        names = action.metric_names()
+        if len(names) == 0:
+            raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
+        if name and action.name() != name.kernel:
+            raise ReportError(path, f"launch {launch} is kernel {action.name()!r}, "
+                                    f"but the file name says {name.kernel!r}")
+        kernel = name.kernel if name else action.name()
+        for metric_name in sorted(names):
+            m = action.metric_by_name(metric_name)
+            value, value_str = _metric_value(m)
+            rows.append((kernel, metric_name, launch, value, value_str, m.unit(),
+                         _METRIC_TYPE.get(m.metric_type(), "other"), m.num_instances()))
+    df = pd.DataFrame(rows, columns=["kernel", "metric", "launch", "value", "value_str", "unit",
+                                     "metric_type", "instances"])
+    df["precision"] = df["kernel"].map(precision_from_kernel).astype("string")
+    df["n"] = pd.array([name.n if name else pd.NA] * len(df), dtype="Int64")
+    df["repeat"] = name.repeat if name else 0
+    for col in ("kernel", "metric", "value_str", "unit", "metric_type"):
+        df[col] = df[col].astype("string")
+    df["value"] = df["value"].astype("float64")
+    return df[TIDY_COLUMNS]
+
+
+def _instance_table(name: ReportName | None, actions: list, metrics: list[str] | None) -> pd.DataFrame:
+    rows: list[tuple] = []
+    for launch, action in actions:
+        kernel = name.kernel if name else action.name()
+        for metric_name in (metrics if metrics is not None else list(action.metric_names())):
+            m = action.metric_by_name(metric_name)
+            if m is None or m.num_instances() == 0:
+                continue
+            ids = m.correlation_ids() if m.has_correlation_ids() else None
+            for i in range(m.num_instances()):
+                v = m.value(i)
+                key = str(ids.value(i)) if ids is not None else str(i)
+                if isinstance(v, str):
+                    rows.append((kernel, launch, metric_name, i, key, math.nan, v))
+                else:
+                    rows.append((kernel, launch, metric_name, i, key, math.nan if v is None else float(v), None))
+    df = pd.DataFrame(rows, columns=["kernel", "launch", "metric", "instance", "key", "value", "value_str"])
+    df.insert(1, "n", pd.array([name.n if name else pd.NA] * len(df), dtype="Int64"))
+    df.insert(2, "repeat", name.repeat if name else 0)
+    for col in ("kernel", "metric", "key", "value_str"):
+        df[col] = df[col].astype("string")
+    return df
+
+
+def _read(path: str | Path, expect_launches: int | None, *, metrics: bool = True,
+          instances: bool = False) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """Open a report once and build the tables asked for."""
+    path = Path(path)
+    name = ReportName.parse(path)
+    with _plain_report(path) as plain:
+        actions = list(_actions(_open(path, plain)))
+        table = _metric_table(path, name, actions, expect_launches) if metrics else None
+        inst = _instance_table(name, actions, None) if instances else None
+    return table, inst
+
+
 def load_report(path: str | Path, *, expect_launches: int | None = 1) -> pd.DataFrame:
     """Read one report into a tidy long table, one row per launch x metric.
 
@@ -171,39 +239,7 @@ def load_report(path: str | Path, *, expect_launches: int | None = 1) -> pd.Data
             no metrics; a launch count other than ``expect_launches``. The message names
             the file and the cause.
     """
-    path = Path(path)
-    name = ReportName.parse(path)
-    rows: list[tuple] = []
-    with _plain_report(path) as plain:
-        ctx = _open(path, plain)
-        actions = list(_actions(ctx))
-        if not actions:
-            raise ReportError(path, "holds no kernel launch")
-        if expect_launches is not None and len(actions) != expect_launches:
-            raise ReportError(path, f"holds {len(actions)} kernel launches, expected {expect_launches}",
-                              "profile with --launch-count 1 and a --kernel-name filter")
-        for launch, action in actions:
-            names = action.metric_names()
-            if len(names) == 0:
-                raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
-            kernel = name.kernel if name else action.name()
-            if name and action.name() != name.kernel:
-                raise ReportError(path, f"launch {launch} is kernel {action.name()!r}, "
-                                        f"but the file name says {name.kernel!r}")
-            for metric_name in sorted(names):
-                m = action.metric_by_name(metric_name)
-                value, value_str = _metric_value(m)
-                rows.append((kernel, metric_name, launch, value, value_str, m.unit(),
-                             _METRIC_TYPE.get(m.metric_type(), "other"), m.num_instances()))
-    df = pd.DataFrame(rows, columns=["kernel", "metric", "launch", "value", "value_str", "unit",
-                                     "metric_type", "instances"])
-    df["precision"] = df["kernel"].map(precision_from_kernel).astype("string")
-    df["n"] = pd.array([name.n if name else pd.NA] * len(df), dtype="Int64")
-    df["repeat"] = name.repeat if name else 0
-    for col in ("kernel", "metric", "value_str", "unit", "metric_type"):
-        df[col] = df[col].astype("string")
-    df["value"] = df["value"].astype("float64")
-    return df[TIDY_COLUMNS]
+    return _read(path, expect_launches)[0]
 
 
 def _run_reader(path: Path, child_args: list[str], timeout: float = 600) -> None:
@@ -246,8 +282,7 @@ def _main(argv: list[str]) -> int:
     """Child side of :func:`load_report_isolated`: ``python -m analysis.ncu REPORT OUTDIR N``."""
     path, out, expect = argv
     try:
-        metrics = load_report(path, expect_launches=None if expect == "any" else int(expect))
-        instances = load_instances(path)
+        metrics, instances = _read(path, None if expect == "any" else int(expect), instances=True)
     except ReportError as exc:
         print(f"ReportError: {exc.cause}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
         return 3
@@ -273,31 +308,8 @@ def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.Dat
     """
     path = Path(path)
     name = ReportName.parse(path)
-    rows: list[tuple] = []
     with _plain_report(path) as plain:
-        ctx = _open(path, plain)
-        for launch, action in _actions(ctx):
-            kernel = name.kernel if name else action.name()
-            wanted = metrics if metrics is not None else list(action.metric_names())
-            for metric_name in wanted:
-                m = action.metric_by_name(metric_name)
-                if m is None or m.num_instances() == 0:
-                    continue
-                ids = m.correlation_ids() if m.has_correlation_ids() else None
-                for i in range(m.num_instances()):
-                    v = m.value(i)
-                    key = str(ids.value(i)) if ids is not None else str(i)
-                    if isinstance(v, str):
-                        rows.append((kernel, launch, metric_name, i, key, math.nan, v))
-                    else:
-                        rows.append((kernel, launch, metric_name, i, key,
-                                     math.nan if v is None else float(v), None))
-    df = pd.DataFrame(rows, columns=["kernel", "launch", "metric", "instance", "key", "value", "value_str"])
-    df.insert(1, "n", pd.array([name.n if name else pd.NA] * len(df), dtype="Int64"))
-    df.insert(2, "repeat", name.repeat if name else 0)
-    for col in ("kernel", "metric", "key", "value_str"):
-        df[col] = df[col].astype("string")
-    return df
+        return _instance_table(name, list(_actions(_open(path, plain))), metrics)
 
 
 if __name__ == "__main__":

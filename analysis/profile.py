@@ -56,8 +56,7 @@ def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
         base = tmpdir / f"{kernel}_n{n}"
         prog = [sys.executable, "-m", "analysis.harness", "profile", "--cubin", str(cubin),
                 "--kernel", kernel, "--precision", precision, "--n", str(n),
-                "--tiling", ",".join(str(v) for v in (tiling.block_m, tiling.block_n, tiling.block_k_bytes,
-                                                      tiling.warps_m, tiling.warps_n, tiling.stages)),
+                "--tiling", tiling.cli(),
                 "--warmups", str(warmups)]
         cmd = [*ncu_command(exe, section_set, kernel, warmups, base), *prog]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -101,5 +100,3 @@ def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, 
     write_json(path, meta)
     return meta
 
-
-__all__ = ["profile_kernel", "write_set_metadata", "ncu_command", "PERM_HINT", "AnalysisError"]

@@ -78,5 +78,4 @@ def nvcc_version(nvcc: Path) -> str:
 
 def ncu_version(ncu: Path) -> str:
     """Nsight Compute version with three components, e.g. ``2025.3.1``."""
-    full = _version(ncu, r"Version (\d+\.\d+\.\d+)")
-    return full
+    return _version(ncu, r"Version (\d+\.\d+\.\d+)")

@@ -98,7 +98,7 @@ def test_figures_plot_the_summary(name, summ):
             np.testing.assert_allclose(x, sub["n"])
             np.testing.assert_allclose(y, sub[col])
     else:
-        for _, label, x, y in drawn:
+        for _, label, _x, y in drawn:
             kernel, kind = label.split(" ", 1)
             sub = summ[summ["kernel"] == kernel].sort_values("n")
             col = {"LDGSTS": None, "L1TEX global ld": "global_ld_sectors_per_request"}.get(kind)

@@ -13,7 +13,7 @@ if GPU_SET:
             set=re.escape(GPU_SET),
         params:
             precision=lambda w: KERNELS[w.kernel]["precision"],
-            tiling=",".join(str(v) for v in TILING.__dict__.values()),
+            tiling=TILING.cli(),
             warmups=config["timing"]["warmups"],
             repeats=config["timing"]["repeats"],
         resources:

@@ -11,9 +11,10 @@ from analysis.sass import mix_figure, read_build
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     mixes, rows = [], []
-    for sass, res in zip(sorted(sm.input.sass), sorted(sm.input.resources)):
-        arch, kernel = Path(sass).parent.name, Path(sass).stem
-        mix, row = read_build(Path(sass), Path(res), kernel, arch, sm.params.kernels[kernel]["precision"])
+    for sass in map(Path, sorted(sm.input.sass)):
+        arch, kernel = sass.parent.name, sass.stem
+        res = sass.with_suffix(".resources.json")  # written beside it by build_cubin
+        mix, row = read_build(sass, res, kernel, arch, sm.params.kernels[kernel]["precision"])
         mixes.append(mix)
         rows.append(row)
     summary = pd.DataFrame(rows).sort_values(["precision", "kernel", "arch"])
