@@ -82,13 +82,16 @@ def instruction_mix(text: str, kernel: str, arch: str, precision: str | None) ->
 
 def tensor_summary(mix: pd.DataFrame, resources: dict) -> dict:
     """Per (kernel, arch): tensor mnemonics, class totals, registers, shared memory, spills,
-    and ``emulated``: an INT4 kernel whose SASS has no S4 tensor instruction (sm_90 lowers
-    s4 mma to IMMA ... S8 plus unpacking), or any kernel without its precision's tensor
-    instruction."""
+    and ``emulated``: a kernel that issues tensor instructions but not its precision's own
+    (an INT4 kernel without an S4 one: sm_90 lowers s4 mma to IMMA ... S8 plus
+    unpacking). A kernel without tensor instructions (dp4a) is not emulated."""
     live = mix[mix["count"] > 0]
     tensor = sorted(live.loc[live["class"] == "tensor", "mnemonic"].unique())
     prec = mix["precision"].iloc[0]
-    if prec == "int4":
+    # a kernel without tensor instructions (dp4a) is not emulating one
+    if not tensor:
+        emulated = False
+    elif prec == "int4":
         emulated = not any(".S4" in t for t in tensor)
     else:
         emulated = not any(t.startswith(NATIVE.get(prec, "")) for t in tensor) if prec in NATIVE else False

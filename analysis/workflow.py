@@ -14,9 +14,13 @@ from .precision import precision_of
 from .tools import find_tool, ncu_version
 
 
-def tiling_from_config(config: dict) -> Tiling:
-    """The Tiling of the config's ``tiling`` block."""
-    return Tiling(**config["tiling"])
+def tiling_from_config(config: dict, kernel: str | None = None) -> Tiling:
+    """The Tiling of the config's ``tiling`` block, with ``kernel``'s own ``stages``
+    from the registry where it sets one."""
+    t = dict(config["tiling"])
+    if kernel is not None and "stages" in config["kernels"][kernel]:
+        t["stages"] = config["kernels"][kernel]["stages"]
+    return Tiling(**t)
 
 
 #: Oldest architecture the kernels build for: every one loads tiles with cp.async, which

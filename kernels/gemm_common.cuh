@@ -67,7 +67,7 @@ struct alignas(128) SharedTiles {
 
 // Issue the cp.async copies of one ROWS x kBlockKBytes tile. Consecutive threads take
 // consecutive 16-byte chunks of a row, so a warp reads whole 32-byte sectors.
-template <int ROWS>
+template <int ROWS, bool kCacheL1 = false>
 __device__ __forceinline__ void load_tile_async(uint8_t (*dst)[kRowBytes], const uint8_t* src,
                                                 int64_t ld_bytes) {
   constexpr int kChunksPerRow = kBlockKBytes / 16;
@@ -76,7 +76,11 @@ __device__ __forceinline__ void load_tile_async(uint8_t (*dst)[kRowBytes], const
   for (int c = threadIdx.x; c < kChunks; c += kThreads) {
     const int row = c / kChunksPerRow;
     const int col = (c % kChunksPerRow) * 16;
-    ptx::cp_async_cg_16(&dst[row][col], src + row * ld_bytes + col);
+    if constexpr (kCacheL1) {
+      ptx::cp_async_ca_16(&dst[row][col], src + row * ld_bytes + col);
+    } else {
+      ptx::cp_async_cg_16(&dst[row][col], src + row * ld_bytes + col);
+    }
   }
 }
 
@@ -84,7 +88,8 @@ __device__ __forceinline__ void load_tile_async(uint8_t (*dst)[kRowBytes], const
 // tiles.a[stage] / tiles.b[stage]. With kStages = 2 this is the double buffer of the
 // study's baselines: tile k+1 is in flight while tile k is computed.
 // k_bytes: bytes per row of A and per column of B (K * bits per element / 8).
-template <typename Compute>
+// kCacheL1: cp.async.ca (also cache in L1) instead of cp.async.cg (L2 only).
+template <bool kCacheL1 = false, typename Compute>
 __device__ __forceinline__ void pipelined_mainloop(const uint8_t* A, const uint8_t* B,
                                                    int64_t k_bytes, SharedTiles& tiles,
                                                    Compute&& compute) {
@@ -95,8 +100,8 @@ __device__ __forceinline__ void pipelined_mainloop(const uint8_t* A, const uint8
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < k_tiles) {
-      load_tile_async<kBlockM>(tiles.a[s], a_block + s * kBlockKBytes, k_bytes);
-      load_tile_async<kBlockN>(tiles.b[s], b_block + s * kBlockKBytes, k_bytes);
+      load_tile_async<kBlockM, kCacheL1>(tiles.a[s], a_block + s * kBlockKBytes, k_bytes);
+      load_tile_async<kBlockN, kCacheL1>(tiles.b[s], b_block + s * kBlockKBytes, k_bytes);
     }
     ptx::cp_async_commit();
   }
@@ -104,8 +109,8 @@ __device__ __forceinline__ void pipelined_mainloop(const uint8_t* A, const uint8
     const int next = kt + kStages - 1;
     if (next < k_tiles) {
       const int s = next % kStages;
-      load_tile_async<kBlockM>(tiles.a[s], a_block + next * kBlockKBytes, k_bytes);
-      load_tile_async<kBlockN>(tiles.b[s], b_block + next * kBlockKBytes, k_bytes);
+      load_tile_async<kBlockM, kCacheL1>(tiles.a[s], a_block + next * kBlockKBytes, k_bytes);
+      load_tile_async<kBlockN, kCacheL1>(tiles.b[s], b_block + next * kBlockKBytes, k_bytes);
     }
     ptx::cp_async_commit();
     ptx::cp_async_wait<kStages - 1>();  // tile kt has landed

@@ -47,7 +47,93 @@ struct TwoMmas {
   }
 };
 
-template <typename Policy>
+// Fragment loaders for one 32-byte K step at byte k0 of a stage, built once per thread
+// (lane-dependent offsets computed up front). load_a fills the four A registers of the
+// m16 tile at row0; load_b fills b0, b1 of the n8 tile at n0 and b0, b1 of the one at
+// n0 + 8. The four 8 x 16-byte matrices of A are {rows 0-7, 8-15} x {bytes 0-15, 16-31};
+// those of B are {n 0-7: bytes 0-15, 16-31; n 8-15: bytes 0-15, 16-31}.
+
+// ldmatrix with AW (A) and BW (B) matrices per instruction: 4, 2 or 1. Lanes 8i..8i+7
+// give the row addresses of matrix i of each instruction.
+template <int AW, int BW>
+struct Ldmatrix {
+  static_assert((AW == 1 || AW == 2 || AW == 4) && (BW == 1 || BW == 2 || BW == 4), "x1, x2 or x4");
+  int a_row, a_col, b_row, b_col;
+
+  __device__ __forceinline__ explicit Ldmatrix(int lane)
+      : a_row(AW == 4 ? lane % 16 : AW == 2 ? lane % 16 : lane % 8),
+        a_col(AW == 4 ? (lane / 16) * 16 : 0),
+        b_row(BW == 4 ? lane % 8 + (lane / 16) * 8 : lane % 8),
+        b_col(BW == 1 ? 0 : ((lane / 8) % 2) * 16) {}
+
+  __device__ __forceinline__ void load_a(uint32_t (&a)[4], uint8_t (*t)[kRowBytes], int row0, int k0) const {
+    if constexpr (AW == 4) {
+      ptx::ldmatrix_x4(a, &t[row0 + a_row][k0 + a_col]);
+    } else if constexpr (AW == 2) {  // matrices {0, 1}, then {2, 3}
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        uint32_t r[2];
+        ptx::ldmatrix_x2(r, &t[row0 + a_row][k0 + h * 16]);
+        a[2 * h] = r[0];
+        a[2 * h + 1] = r[1];
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        uint32_t r[1];
+        ptx::ldmatrix_x1(r, &t[row0 + a_row + (i % 2) * 8][k0 + (i / 2) * 16]);
+        a[i] = r[0];
+      }
+    }
+  }
+
+  __device__ __forceinline__ void load_b(uint32_t (&b)[4], uint8_t (*t)[kRowBytes], int n0, int k0) const {
+    if constexpr (BW == 4) {
+      ptx::ldmatrix_x4(b, &t[n0 + b_row][k0 + b_col]);
+    } else if constexpr (BW == 2) {  // one n8 tile per instruction
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        uint32_t r[2];
+        ptx::ldmatrix_x2(r, &t[n0 + h * 8 + b_row][k0 + b_col]);
+        b[2 * h] = r[0];
+        b[2 * h + 1] = r[1];
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        uint32_t r[1];
+        ptx::ldmatrix_x1(r, &t[n0 + (i / 2) * 8 + b_row][k0 + (i % 2) * 16]);
+        b[i] = r[0];
+      }
+    }
+  }
+};
+
+// No ldmatrix: each lane reads its own fragment registers with 32-bit ld.shared. With B
+// column-major every register is 4 contiguous bytes of the tile, so nothing needs packing.
+struct SharedLoad32 {
+  int g, c;  // fragment row (lane / 4) and byte column (4 * (lane % 4))
+
+  __device__ __forceinline__ explicit SharedLoad32(int lane) : g(lane / 4), c(4 * (lane % 4)) {}
+
+  __device__ __forceinline__ static uint32_t lds32(const uint8_t* p) {
+    return *reinterpret_cast<const uint32_t*>(p);
+  }
+  __device__ __forceinline__ void load_a(uint32_t (&a)[4], uint8_t (*t)[kRowBytes], int row0, int k0) const {
+    a[0] = lds32(&t[row0 + g][k0 + c]);
+    a[1] = lds32(&t[row0 + g + 8][k0 + c]);
+    a[2] = lds32(&t[row0 + g][k0 + c + 16]);
+    a[3] = lds32(&t[row0 + g + 8][k0 + c + 16]);
+  }
+  __device__ __forceinline__ void load_b(uint32_t (&b)[4], uint8_t (*t)[kRowBytes], int n0, int k0) const {
+    b[0] = lds32(&t[n0 + g][k0 + c]);
+    b[1] = lds32(&t[n0 + g][k0 + c + 16]);
+    b[2] = lds32(&t[n0 + 8 + g][k0 + c]);
+    b[3] = lds32(&t[n0 + 8 + g][k0 + c + 16]);
+  }
+};
+
+template <typename Policy, typename Loader = Ldmatrix<4, 4>, bool kCacheL1 = false>
 __device__ __forceinline__ void mma_gemm(const void* A_, const void* B_, void* C_, int N,
                                          int64_t k_bytes) {
   using Acc = typename Policy::Acc;
@@ -63,22 +149,16 @@ __device__ __forceinline__ void mma_gemm(const void* A_, const void* B_, void* C
   Acc acc[kFm][kFn][4] = {};
   const int lane = threadIdx.x % 32;
   const int wr = warp_row0(), wc = warp_col0();
-  // ldmatrix.x4 row addresses. A: tiles {rows 0-7, 8-15} x {bytes 0-15, 16-31} give
-  // a0..a3. B (N rows of K): tiles {n 0-7: bytes 0-15, 16-31; n 8-15: bytes 0-15,
-  // 16-31} give b0, b1 of two adjacent n8 tiles.
-  const int a_row = lane % 16, a_col = (lane / 16) * 16;
-  const int b_row = lane % 8 + (lane / 16) * 8, b_col = ((lane / 8) % 2) * 16;
+  const Loader load(lane);
 
-  pipelined_mainloop(A, B, k_bytes, tiles, [&](int s) {
+  pipelined_mainloop<kCacheL1>(A, B, k_bytes, tiles, [&](int s) {
 #pragma unroll
     for (int kk = 0; kk < kKSteps; ++kk) {
       uint32_t a[kFm][4], b[kFn / 2][4];
 #pragma unroll
-      for (int i = 0; i < kFm; ++i)
-        ptx::ldmatrix_x4(a[i], &tiles.a[s][wr + i * kMmaM + a_row][kk * kStepBytes + a_col]);
+      for (int i = 0; i < kFm; ++i) load.load_a(a[i], tiles.a[s], wr + i * kMmaM, kk * kStepBytes);
 #pragma unroll
-      for (int j = 0; j < kFn / 2; ++j)
-        ptx::ldmatrix_x4(b[j], &tiles.b[s][wc + j * 2 * kMmaN + b_row][kk * kStepBytes + b_col]);
+      for (int j = 0; j < kFn / 2; ++j) load.load_b(b[j], tiles.b[s], wc + j * 2 * kMmaN, kk * kStepBytes);
 #pragma unroll
       for (int i = 0; i < kFm; ++i)
 #pragma unroll

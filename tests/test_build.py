@@ -40,6 +40,27 @@ EXPECT = {
     ("int4_ptx_mma_k64", "sm_90"): (r"IMMA\.16832\.S8\.S8", r"IMMA[.\w]*\.S4"),
     ("int4_ptx_mma_k32", "sm_89"): (r"IMMA\.16832\.S4\.S4", None),
     ("int4_ptx_mma_k32", "sm_90"): (r"IMMA\.\d+\.S8\.S8", r"IMMA[.\w]*\.S4"),
+    ("int8_dp4a", "sm_89"): (r"IDP\.4A\.S8\.S8", r"[HI]MMA"),
+    ("int8_dp4a", "sm_90"): (r"IDP\.4A\.S8\.S8", r"[HI]MMA"),
+}
+# The other variants issue their base kernel's tensor instructions; the knob shows in
+# the loads: no LDSM for manual_pack, LDSM widths for the ablations, LDGSTS without
+# BYPASS for .ca.
+VARIANT_OF = {"fp16_ptx_3stage": "fp16_ptx_mma_k16", "fp16_ptx_manual_pack": "fp16_ptx_mma_k16",
+              "int8_ptx_3stage": "int8_ptx_mma_k32", "int8_ptx_manual_pack": "int8_ptx_mma_k32",
+              "int4_ptx_3stage": "int4_ptx_mma_k64", "int4_ptx_manual_pack": "int4_ptx_mma_k64",
+              "int4_ptx_mma_k64_a_x2": "int4_ptx_mma_k64", "int4_ptx_mma_k64_a_x1": "int4_ptx_mma_k64",
+              "int4_ptx_mma_k64_b_x2": "int4_ptx_mma_k64", "int4_ptx_mma_k64_b_x1": "int4_ptx_mma_k64",
+              "int4_ptx_mma_k64_ca": "int4_ptx_mma_k64"}
+for _v, _base in VARIANT_OF.items():
+    for _arch in ("sm_89", "sm_90"):
+        EXPECT[(_v, _arch)] = EXPECT[(_base, _arch)]
+LOADS = {  # kernel: (must appear, must not appear)
+    "fp16_ptx_manual_pack": (None, r"LDSM"), "int8_ptx_manual_pack": (None, r"LDSM"),
+    "int4_ptx_manual_pack": (None, r"LDSM"),
+    "int4_ptx_mma_k64_a_x2": (r"LDSM\.16\.M88\.2", None), "int4_ptx_mma_k64_b_x2": (r"LDSM\.16\.M88\.2", None),
+    "int4_ptx_mma_k64_a_x1": (r"LDSM\.16\.M88 ", None), "int4_ptx_mma_k64_b_x1": (r"LDSM\.16\.M88 ", None),
+    "int4_ptx_mma_k64_ca": (r"LDGSTS\.E\.128", r"BYPASS"),
 }
 
 
@@ -50,7 +71,8 @@ def built(tmp_path_factory):
     for kernel in KERNELS:
         for arch in ("sm_89", "sm_90"):
             cubin = out / f"{arch}_{kernel}.cubin"
-            usage = compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, Tiling().defines(),
+            stages = CONFIG_KERNELS[kernel].get("stages", 2)
+            usage = compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, Tiling(stages=stages).defines(),
                                   cubin, out / f"{arch}_{kernel}.json")
             disassemble(cubin, out / f"{arch}_{kernel}.sass")
             res[(kernel, arch)] = (usage, (out / f"{arch}_{kernel}.sass").read_text(),
@@ -65,9 +87,14 @@ def test_sass_has_the_intended_tensor_instruction(built, kernel, arch):
     assert re.search(must, sass), f"{kernel} {arch}: no {must}"
     if must_not:
         assert not re.search(must_not, sass), f"{kernel} {arch}: unexpected {must_not}"
-    # every kernel loads tiles with cp.async.cg: LDGSTS bypassing L1, 16 bytes per lane
-    assert "LDGSTS.E.BYPASS.128" in sass
+    # every kernel loads tiles with cp.async, 16 bytes per lane (.cg: bypassing L1), no LDG
+    assert re.search(r"LDGSTS\.E\.(BYPASS\.)?128", sass)
     assert not re.search(r"\bLDG\.", sass)
+    must, must_not = LOADS.get(kernel, (r"LDGSTS\.E\.BYPASS\.128", None))
+    if must:
+        assert re.search(must, sass), f"{kernel} {arch}: no {must}"
+    if must_not:
+        assert not re.search(must_not, sass), f"{kernel} {arch}: unexpected {must_not}"
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
@@ -75,8 +102,8 @@ def test_resource_usage(built, kernel):
     for arch in ("sm_89", "sm_90"):
         usage, _, record = built[(kernel, arch)]
         assert 0 < usage.registers <= 255
-        # two stages of a 64 x 80 B A tile and a 32 x 80 B B tile
-        assert usage.shared_bytes == 2 * (64 + 32) * 80
+        # a 64 x 80 B A tile and a 32 x 80 B B tile per pipeline stage
+        assert usage.shared_bytes == CONFIG_KERNELS[kernel].get("stages", 2) * (64 + 32) * 80
         assert usage.spill_store_bytes == 0 and usage.spill_load_bytes == 0
         assert record["registers"] == usage.registers and record["nvcc"]
 
@@ -118,7 +145,9 @@ def test_static_mix_flags_emulated_int4(built, arch):
     for kernel in KERNELS:
         usage, sass, record = built[(kernel, arch)]
         mix = instruction_mix(sass, kernel, arch, PRECISION[kernel])
-        assert mix["count"].sum() > 100 and set(mix["class"]) >= {"tensor", "cp.async", "integer ALU"}
+        tensor = CONFIG_KERNELS[kernel]["mma"].startswith(("mma", "wmma"))
+        assert mix["count"].sum() > 100 and set(mix["class"]) >= {"cp.async", "integer ALU"}
+        assert ("tensor" in set(mix["class"])) is tensor
         rows[kernel] = tensor_summary(mix, record)
     int4 = [k for k in KERNELS if PRECISION[k] == "int4"]
     assert all(rows[k]["emulated"] is (arch == "sm_90") for k in int4)

@@ -83,14 +83,13 @@ def test_untileable_sizes_are_refused(n):
 
 # ---- on the GPU ------------------------------------------------------------------
 
-def _config_kernels() -> dict[str, str]:
+def _config() -> dict:
     import yaml
 
-    cfg = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    return {k: spec["precision"] for k, spec in cfg["kernels"].items()}
+    return yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 
 
-KERNELS = _config_kernels()
+KERNELS = {k: spec["precision"] for k, spec in _config()["kernels"].items()}
 
 
 @pytest.fixture(scope="module")
@@ -100,9 +99,12 @@ def gpu_cubins(tmp_path_factory):
 
     arch = detect_gpu().arch
     out = tmp_path_factory.mktemp("cubins")
+    from analysis.workflow import tiling_from_config
+
+    cfg = _config()
     for k in KERNELS:
-        compile_cubin(REPO / "kernels" / f"{k}.cu", k, arch, Tiling().defines(), out / f"{k}.cubin",
-                      out / f"{k}.json")
+        compile_cubin(REPO / "kernels" / f"{k}.cu", k, arch, tiling_from_config(cfg, k).defines(),
+                      out / f"{k}.cubin", out / f"{k}.json")
     return out
 
 

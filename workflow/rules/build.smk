@@ -9,7 +9,7 @@ rule build_cubin:
         cubin="results/build/{arch}/{kernel}.cubin",
         resources="results/build/{arch}/{kernel}.resources.json",
     params:
-        defines=TILING.defines(),
+        defines=lambda w: tiling_from_config(config, w.kernel).defines(),
         nvcc=TOOLS.get("nvcc"),
     log:
         "logs/build_cubin/{arch}/{kernel}.log",
