@@ -22,6 +22,7 @@ _INSTALL_HINT = {
     "cuobjdump": "pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm",
     "nvdisasm": "pip install nvidia-cuda-nvdisasm",
     "ncu": "install Nsight Compute (it ships with the CUDA toolkit) and put ncu on PATH",
+    "compute-sanitizer": "install the CUDA toolkit's compute-sanitizer and put it on PATH",
 }
 
 

@@ -8,6 +8,7 @@ from snakemake.utils import validate
 from analysis.compare import shared_pairs
 from analysis.errors import ConfigError
 from analysis.ncu import REPORT_STEM, ReportName
+from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, local_gpu, set_reports,
                                tiling_from_config)
 

@@ -13,7 +13,7 @@ if GPU_SET:
             set=re.escape(GPU_SET),
         params:
             precision=lambda w: KERNELS[w.kernel]["precision"],
-            tiling=TILING.cli(),
+            tiling=lambda w: tiling_from_config(config, w.kernel).cli(),
             warmups=config["timing"]["warmups"],
             repeats=config["timing"]["repeats"],
         resources:
@@ -72,6 +72,37 @@ if GPU_SET:
             "benchmarks/timings/{set}.tsv"
         script:
             "../scripts/timings.py"
+
+    # compute-sanitizer memcheck and racecheck on every kernel at a small N:
+    # `snakemake --cores 1 sanitize`. A report of any error fails the job.
+    rule sanitize_kernel:
+        input:
+            cubin=f"results/build/{GPU.info.arch}/{{kernel}}.cubin",
+        output:
+            report="results/gpu/{set}/sanitize/{tool}/{kernel}_n{n}.txt",
+        wildcard_constraints:
+            set=re.escape(GPU_SET),
+            tool="memcheck|racecheck",
+        params:
+            precision=lambda w: KERNELS[w.kernel]["precision"],
+            tiling=lambda w: tiling_from_config(config, w.kernel).cli(),
+            sanitizer=lambda w: find_tool("compute-sanitizer", TOOLS.get("compute_sanitizer")),
+        resources:
+            gpu=1,
+        log:
+            "logs/sanitize/{set}/{tool}/{kernel}_n{n}.log",
+        benchmark:
+            "benchmarks/sanitize/{set}/{tool}/{kernel}_n{n}.tsv"
+        shell:
+            "{params.sanitizer} --tool {wildcards.tool} --error-exitcode 1 --log-file {output.report}.tmp"
+            " {PYTHON} -m analysis.harness check-time --cubin {input.cubin} --kernel {wildcards.kernel}"
+            " --precision {params.precision} --n {wildcards.n} --tiling {params.tiling}"
+            " --warmups 0 --repeats 1 > {log} 2>&1 && mv {output.report}.tmp {output.report}"
+
+    rule sanitize:
+        input:
+            [f"results/gpu/{GPU_SET}/sanitize/{t}/{k}_n{config['sanitize']['n']}.txt"
+             for t in ("memcheck", "racecheck") for k in gpu_kernels()],
 
     rule set_metadata:
         input:
