@@ -12,7 +12,8 @@ from pathlib import Path
 @contextlib.contextmanager
 def logged(log: str | Path) -> Iterator[None]:
     """Send stdout and stderr to ``log``; on an exception write the traceback there, print
-    the one-line message to the console (so the workflow shows the cause), and re-raise."""
+    the one-line message to the console (so the workflow shows the cause) and exit with
+    status 1, so the console shows the cause once and the log keeps the traceback."""
     Path(log).parent.mkdir(parents=True, exist_ok=True)
     console = sys.__stderr__
     with open(log, "w", encoding="utf-8") as fh, contextlib.redirect_stdout(fh), contextlib.redirect_stderr(fh):
@@ -20,5 +21,5 @@ def logged(log: str | Path) -> Iterator[None]:
             yield
         except Exception as exc:
             traceback.print_exc(file=fh)
-            print(f"error: {exc}", file=console)
-            raise
+            print(f"error: {exc} (details: {log})", file=console)
+            raise SystemExit(1) from None

@@ -36,6 +36,9 @@ TIDY_COLUMNS = ["kernel", "precision", "n", "repeat", "launch", "metric", "value
 REPORT_STEM = r"[A-Za-z0-9_]+?_n\d+(?:_r[1-9]\d*)?"
 _FILE_RE = re.compile(r"^(?P<kernel>[A-Za-z0-9_]+?)_n(?P<n>\d+)(?:_r(?P<repeat>[1-9]\d*))?\.ncu-rep(?:\.xz)?$")
 _METRIC_TYPE = {0: "other", 1: "counter", 2: "ratio", 3: "throughput"}
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+#: The next step for a damaged report, wherever it came from.
+REPROFILE = "profile the kernel again, or remove the file from its set"
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,10 @@ def _plain_report(path: Path) -> Iterator[Path]:
     if not path.exists():
         raise ReportError(path, "file does not exist")
     if path.stat().st_size == 0:
-        raise ReportError(path, "file is empty", "re-run the profile step")
+        raise ReportError(path, "file is empty", REPROFILE)
+    if not path.name.endswith((".ncu-rep", ".ncu-rep.xz")):
+        raise ReportError(path, "is not a .ncu-rep or .ncu-rep.xz file",
+                          "pass an Nsight Compute report, as written by ncu --export")
     if path.suffix != ".xz":
         yield path
         return
@@ -91,6 +97,10 @@ def _xz_decompress_strict(src: Path, dst: Path) -> None:
     Unlike ``lzma.open``, which ignores bytes after the last stream, anything after the
     stream other than xz's zero padding is refused: it is not part of a report.
     """
+    with open(src, "rb") as fh:
+        if fh.read(len(_XZ_MAGIC)) != _XZ_MAGIC:
+            raise ReportError(src, "is not an xz file (no xz header)",
+                              "compress reports with xz, or drop the .xz suffix of a plain .ncu-rep")
     dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
     try:
         with open(src, "rb") as fin, open(dst, "wb") as fout:
@@ -98,15 +108,15 @@ def _xz_decompress_strict(src: Path, dst: Path) -> None:
                 chunk = fin.read(1 << 20)
                 if not chunk:
                     raise ReportError(src, "not a complete xz stream (it ends early)",
-                                      "the file is truncated; re-run the profile step")
+                                      REPROFILE)
                 fout.write(dec.decompress(chunk))
             rest = dec.unused_data + fin.read()
     except lzma.LZMAError as exc:
         raise ReportError(src, f"not a complete xz stream ({exc})",
-                          "the file is truncated or corrupt; re-run the profile step") from None
+                          REPROFILE) from None
     if rest.strip(b"\0") or len(rest) % 4:
         raise ReportError(src, f"{len(rest)} bytes after the end of the xz stream",
-                          "the file was appended to or is corrupt; re-run the profile step")
+                          REPROFILE)
 
 
 def _metric_value(metric) -> tuple[float, str | None]:
@@ -143,7 +153,7 @@ def _open(path: Path, plain: Path):
                           "is it an Nsight Compute report?") from None
     if ctx.num_ranges() == 0:
         raise ReportError(path, "holds no profiling range (truncated, or not a report)",
-                          "re-run the profile step")
+                          REPROFILE)
     return ctx
 
 

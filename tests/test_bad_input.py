@@ -69,7 +69,18 @@ def test_truncated_xz(tmp_path, good_bytes):
     p = _write(tmp_path, "int8_wmma_n512.ncu-rep.xz", good_bytes[: len(good_bytes) // 2])
     with pytest.raises(ReportError, match="not a complete xz stream") as e:
         load_report(p)
-    assert str(p) in str(e.value) and "re-run the profile step" in str(e.value)
+    assert str(p) in str(e.value) and "profile the kernel again, or remove the file" in str(e.value)
+
+
+@pytest.mark.parametrize("content", [b"hello", b"not a report at all, just some text\n" * 8])
+def test_xz_name_without_xz_content(tmp_path, content):
+    with pytest.raises(ReportError, match="is not an xz file"):
+        load_report(_write(tmp_path, "int8_wmma_n512.ncu-rep.xz", content))
+
+
+def test_not_a_report_file_name(repo):
+    with pytest.raises(ReportError, match="README.md: is not a .ncu-rep or .ncu-rep.xz file"):
+        load_report(repo / "README.md")
 
 
 def test_corrupt_xz(tmp_path, good_bytes):
