@@ -42,3 +42,17 @@ rule summary:
         "benchmarks/summary/{set}.tsv"
     script:
         "../scripts/summary.py"
+
+
+rule quantization_error:
+    output:
+        csv="figures/quant/quantization_error.csv",
+    params:
+        sizes=[(512, 512, k) for k in (512, 1024, 2048, 4096, 8192)],
+        seed=config.get("quant_seed", 0),
+    log:
+        "logs/quantization_error/quantization_error.log",
+    benchmark:
+        "benchmarks/quantization_error/quantization_error.tsv"
+    script:
+        "../scripts/quantization_error.py"
