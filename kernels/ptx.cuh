@@ -57,12 +57,6 @@ __device__ __forceinline__ void ldmatrix_x1(uint32_t (&r)[1], const void* smem_r
                : "r"(smem_u32(smem_row)));
 }
 
-__device__ __forceinline__ void ldmatrix_x2_trans(uint32_t (&r)[2], const void* smem_row) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
-               : "=r"(r[0]), "=r"(r[1])
-               : "r"(smem_u32(smem_row)));
-}
-
 // ---- mma.sync (warp-wide tensor-core MMA), D = A*B + D in place ----------------
 // f16 inputs, f32 accumulators: A 4 x .b32 (8 halves), B 2 x .b32, C/D 4 x f32.
 __device__ __forceinline__ void mma_m16n8k16_f16_f32(float (&d)[4], const uint32_t (&a)[4],
