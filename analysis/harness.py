@@ -413,6 +413,17 @@ def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     return chk
 
 
+def command(mode: str, cubin: Path | str, kernel: str, precision: str, n: int | str, tiling: Tiling,
+            **options: object) -> list[str]:
+    """The harness command line (``python -m analysis.harness ...``) for one kernel and N;
+    ``options`` become ``--name value`` (e.g. warmups=3, out=path)."""
+    cmd = [sys.executable, "-m", "analysis.harness", mode, "--cubin", str(cubin), "--kernel", kernel,
+           "--precision", precision, "--n", str(n), "--tiling", tiling.cli()]
+    for name, value in options.items():
+        cmd += [f"--{name}", str(value)]
+    return cmd
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m analysis.harness", description=__doc__.split("\n\n")[0])
     p.add_argument("mode", choices=["check-time", "profile"])

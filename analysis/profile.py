@@ -12,7 +12,6 @@ import json
 import lzma
 import shutil
 import subprocess
-import sys
 import tempfile
 from dataclasses import asdict
 from datetime import datetime, timezone
@@ -21,6 +20,7 @@ from pathlib import Path
 from .errors import AnalysisError
 from .gpu import GpuInfo
 from .harness import Tiling
+from .harness import command as harness_command
 from .io import atomic_path, write_json
 from .tools import find_tool, ncu_version
 
@@ -54,10 +54,7 @@ def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     tmpdir = Path(tempfile.mkdtemp(prefix="ncu-"))
     try:
         base = tmpdir / f"{kernel}_n{n}"
-        prog = [sys.executable, "-m", "analysis.harness", "profile", "--cubin", str(cubin),
-                "--kernel", kernel, "--precision", precision, "--n", str(n),
-                "--tiling", tiling.cli(),
-                "--warmups", str(warmups)]
+        prog = harness_command("profile", cubin, kernel, precision, n, tiling, warmups=warmups)
         cmd = [*ncu_command(exe, section_set, kernel, warmups, base), *prog]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         print(f"$ {' '.join(cmd)}\n{proc.stdout}{proc.stderr}")

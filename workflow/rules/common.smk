@@ -1,5 +1,6 @@
 # Config validation, profile-set discovery and the input functions of the rules.
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -7,6 +8,7 @@ from snakemake.utils import validate
 
 from analysis.compare import shared_pairs
 from analysis.errors import ConfigError
+from analysis.harness import command as harness_command
 from analysis.ncu import REPORT_STEM, ReportName
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, local_gpu, set_reports,
@@ -55,6 +57,13 @@ wildcard_constraints:
     figure="|".join(FIGURE_NAMES),
     report=REPORT_STEM,
     r=r"[1-9]\d*",
+
+
+def harness_cmd(wildcards, input, **options):
+    """Shell form of the harness command for a rule's kernel and N (analysis.harness.command)."""
+    return shlex.join(harness_command("check-time", input.cubin, wildcards.kernel,
+                                      KERNELS[wildcards.kernel]["precision"], wildcards.n,
+                                      tiling_from_config(config, wildcards.kernel), **options))
 
 
 def gpu_kernels():

@@ -12,10 +12,8 @@ if GPU_SET:
         wildcard_constraints:
             set=re.escape(GPU_SET),
         params:
-            precision=lambda w: KERNELS[w.kernel]["precision"],
-            tiling=lambda w: tiling_from_config(config, w.kernel).cli(),
-            warmups=config["timing"]["warmups"],
-            repeats=config["timing"]["repeats"],
+            cmd=lambda w, input, output: harness_cmd(w, input, warmups=config["timing"]["warmups"],
+                                                     repeats=config["timing"]["repeats"], out=output.record),
         resources:
             gpu=1,
         log:
@@ -23,9 +21,7 @@ if GPU_SET:
         benchmark:
             "benchmarks/check_time/{set}/{kernel}_n{n}.tsv"
         shell:
-            "{PYTHON} -m analysis.harness check-time --cubin {input.cubin} --kernel {wildcards.kernel}"
-            " --precision {params.precision} --n {wildcards.n} --tiling {params.tiling}"
-            " --warmups {params.warmups} --repeats {params.repeats} --out {output.record} > {log} 2>&1"
+            "{params.cmd} > {log} 2>&1"
 
     rule profile:
         input:
@@ -84,8 +80,7 @@ if GPU_SET:
             set=re.escape(GPU_SET),
             tool="memcheck|racecheck",
         params:
-            precision=lambda w: KERNELS[w.kernel]["precision"],
-            tiling=lambda w: tiling_from_config(config, w.kernel).cli(),
+            cmd=lambda w, input: harness_cmd(w, input, warmups=0, repeats=1),
             sanitizer=lambda w: find_tool("compute-sanitizer", TOOLS.get("compute_sanitizer")),
         resources:
             gpu=1,
@@ -95,9 +90,7 @@ if GPU_SET:
             "benchmarks/sanitize/{set}/{tool}/{kernel}_n{n}.tsv"
         shell:
             "{params.sanitizer} --tool {wildcards.tool} --error-exitcode 1 --log-file {output.report}.tmp"
-            " {PYTHON} -m analysis.harness check-time --cubin {input.cubin} --kernel {wildcards.kernel}"
-            " --precision {params.precision} --n {wildcards.n} --tiling {params.tiling}"
-            " --warmups 0 --repeats 1 > {log} 2>&1 && mv {output.report}.tmp {output.report}"
+            " {params.cmd} > {log} 2>&1 && mv {output.report}.tmp {output.report}"
 
     rule sanitize:
         input:
