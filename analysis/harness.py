@@ -164,6 +164,26 @@ def sample_rows(m: int, block_m: int, rng: np.random.Generator, blocks: int = 2)
     return np.concatenate([np.arange(b * block_m, (b + 1) * block_m) for b in sorted(pick)])
 
 
+def matmul_f64(x: np.ndarray, y_t: np.ndarray) -> np.ndarray:
+    """``x @ y_t.T`` in float64: x (M, K) and y_t (N, K) float64 -> (M, N) float64.
+
+    Computed on the GPU (CuPy, i.e. cuBLAS DGEMM) when CuPy is installed and sees a GPU,
+    else by NumPy on the CPU (tens of seconds at M = N = K = 8192). Either way every
+    product and partial sum is an IEEE float64 operation, so integer inputs whose partial
+    sums stay below 2**53 give the exact integer result in any summation order.
+    """
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise RuntimeError("no GPU")
+    except Exception:  # no CuPy, no driver or no device: the CPU path
+        return x @ y_t.T
+    try:
+        return cupy.asnumpy(cupy.asarray(x) @ cupy.asarray(y_t).T)
+    finally:
+        cupy.get_default_memory_pool().free_all_blocks()
+
+
 def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
             rows: np.ndarray | None = None) -> CheckResult:
     """Compare the kernel's C with the float64 product A @ B.
@@ -183,7 +203,7 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
     row_ids = np.arange(c.shape[0]) if rows is None else np.asarray(rows)
     if rows is not None:
         c, a = c[row_ids], a[row_ids]
-    ref = a @ b_t.T
+    ref = matmul_f64(a, b_t)
     c64 = c.astype(np.float64)
     diff = np.abs(c64 - ref)
     diff[np.isnan(diff)] = np.inf
@@ -194,7 +214,7 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
         kdim = a.shape[1]
         u = 2.0**-23
         gamma = kdim * u / (1 - kdim * u)
-        bound = gamma * (np.abs(a) @ np.abs(b_t).T)
+        bound = gamma * matmul_f64(np.abs(a), np.abs(b_t))
         bad = diff > bound
         tol = f"|C-ref| <= gamma_K*(|A||B|), gamma_K={gamma:.3e} (K={kdim}, u=2^-23)"
     norm = float(np.linalg.norm(ref))
@@ -209,6 +229,72 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
     return CheckResult(passed=bad_idx.size == 0, max_abs_error=float(diff.max()),
                        rel_fro_error=fro, tolerance=tol, bad_count=int(bad_idx.size),
                        first_bad=first)
+
+
+def _gate(cu):
+    """A host-memory flag a stream can wait on (cuStreamWaitValue32), or None where the
+    driver refuses mapped host memory."""
+    try:
+        host = _check(cu.cuMemHostAlloc(4, cu.CU_MEMHOSTALLOC_DEVICEMAP), "cuMemHostAlloc")
+        dev = _check(cu.cuMemHostGetDevicePointer(host, 0), "cuMemHostGetDevicePointer")
+    except RuntimeError:
+        return None
+    ctypes.c_uint32.from_address(int(host)).value = 0
+    return host, dev
+
+
+def time_launches(stream, launch, warmups: int, repeats: int, chunk: int = 100) -> Timing:
+    """Event timings of ``repeats`` calls of ``launch`` after ``warmups`` untimed ones; each
+    call is bracketed by its own pair of events recorded on ``stream``.
+
+    Args:
+        stream: the CUstream (or its integer handle) that ``launch`` enqueues work on, in the
+            current context.
+        launch: a callable enqueuing one launch (asynchronously) on ``stream``.
+
+    The launches of a chunk are enqueued behind a stream wait on a host flag
+    (cuStreamWaitValue32) that is released only once the whole chunk is queued, so the
+    GPU runs them back to back and an event pair measures the kernel, not the host's
+    launch latency (which exceeds the kernel's time at small N). Chunks of at most
+    ``chunk`` launches keep the queue far from full. Without stream memory operations
+    the launches are timed ungated, and ``Timing.gated`` says so.
+
+    Raises:
+        RuntimeError: a CUDA call failed (the message names it).
+    """
+    from cuda.bindings import driver as cu
+
+    stream = stream if isinstance(stream, cu.CUstream) else cu.CUstream(int(stream))
+    for _ in range(warmups):
+        launch()
+    _check(cu.cuStreamSynchronize(stream), "warm-up launches")
+    gate = _gate(cu)
+    events = [(_check(cu.cuEventCreate(0), "cuEventCreate"), _check(cu.cuEventCreate(0), "cuEventCreate"))
+              for _ in range(repeats)]
+    for c0 in range(0, repeats, chunk):
+        if gate is not None:
+            try:
+                _check(cu.cuStreamWaitValue32(stream, gate[1], c0 // chunk + 1,
+                                              cu.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ),
+                       "cuStreamWaitValue32")
+            except RuntimeError:
+                cu.cuMemFreeHost(gate[0])
+                gate = None
+        for start, end in events[c0: c0 + chunk]:
+            _check(cu.cuEventRecord(start, stream), "cuEventRecord")
+            launch()
+            _check(cu.cuEventRecord(end, stream), "cuEventRecord")
+        if gate is not None:
+            ctypes.c_uint32.from_address(int(gate[0])).value = c0 // chunk + 1
+        _check(cu.cuStreamSynchronize(stream), "timed launches")
+    samples = [1e6 * _check(cu.cuEventElapsedTime(s, e), "cuEventElapsedTime") for s, e in events]
+    for s, e in events:
+        cu.cuEventDestroy(s)
+        cu.cuEventDestroy(e)
+    gated = gate is not None
+    if gate is not None:
+        cu.cuMemFreeHost(gate[0])
+    return Timing(warmups, repeats, samples, gated)
 
 
 class GemmRunner:
@@ -289,61 +375,9 @@ class GemmRunner:
         self.sync()
         return compare(self.result(), self.a_ref, self.b_ref, self.prec, rows)
 
-    def _gate(self):
-        """A host-memory flag the stream waits on (cuStreamWaitValue32), or None where the
-        driver refuses stream memory operations."""
-        cu = self.cu
-        try:
-            host = _check(cu.cuMemHostAlloc(4, cu.CU_MEMHOSTALLOC_DEVICEMAP), "cuMemHostAlloc")
-            dev = _check(cu.cuMemHostGetDevicePointer(host, 0), "cuMemHostGetDevicePointer")
-        except RuntimeError:
-            return None
-        ctypes.c_uint32.from_address(int(host)).value = 0
-        return host, dev
-
     def time(self, warmups: int, repeats: int, chunk: int = 100) -> Timing:
-        """Event timings of ``repeats`` launches after ``warmups`` untimed ones; each launch is
-        bracketed by its own pair of events.
-
-        The launches of a chunk are enqueued behind a stream wait on a host flag
-        (cuStreamWaitValue32) that is released only once the whole chunk is queued, so the
-        GPU runs them back to back and an event pair measures the kernel, not the host's
-        launch latency (which exceeds the kernel's time at small N). Chunks of at most
-        ``chunk`` launches keep the queue far from full. Without stream memory operations
-        the launches are timed ungated, and ``Timing.gated`` says so.
-        """
-        cu = self.cu
-        for _ in range(warmups):
-            self.launch()
-        self.sync()
-        gate = self._gate()
-        events = [(_check(cu.cuEventCreate(0), "cuEventCreate"), _check(cu.cuEventCreate(0), "cuEventCreate"))
-                  for _ in range(repeats)]
-        for c0 in range(0, repeats, chunk):
-            if gate is not None:
-                step = c0 // chunk + 1
-                try:
-                    _check(cu.cuStreamWaitValue32(self.stream, gate[1], step,
-                                                  cu.CUstreamWaitValue_flags.CU_STREAM_WAIT_VALUE_GEQ),
-                           "cuStreamWaitValue32")
-                except RuntimeError:
-                    cu.cuMemFreeHost(gate[0])
-                    gate = None
-            for start, end in events[c0: c0 + chunk]:
-                _check(cu.cuEventRecord(start, self.stream), "cuEventRecord")
-                self.launch()
-                _check(cu.cuEventRecord(end, self.stream), "cuEventRecord")
-            if gate is not None:
-                ctypes.c_uint32.from_address(int(gate[0])).value = c0 // chunk + 1
-            self.sync()
-        samples = [1e6 * _check(cu.cuEventElapsedTime(s, e), "cuEventElapsedTime") for s, e in events]
-        for s, e in events:
-            cu.cuEventDestroy(s)
-            cu.cuEventDestroy(e)
-        gated = gate is not None
-        if gate is not None:
-            cu.cuMemFreeHost(gate[0])
-        return Timing(warmups, repeats, samples, gated)
+        """Event timings of this kernel's launches (see :func:`time_launches`)."""
+        return time_launches(self.stream, self.launch, warmups, repeats, chunk)
 
     def close(self) -> None:
         for p in (self.d_a, self.d_b, self.d_c):

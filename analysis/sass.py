@@ -80,18 +80,27 @@ def instruction_mix(text: str, kernel: str, arch: str, precision: str | None) ->
     return g.rename(columns={"cls": "class"}).drop(columns="total")
 
 
-def tensor_summary(mix: pd.DataFrame, resources: dict) -> dict:
+def operand_type(mma: str) -> str | None:
+    """The input type of a registry ``mma`` entry: ``mma.sync.m16n8k64.s32.s4`` -> ``s4``,
+    ``wmma.m16n16k16.f32.f16`` -> ``f16``; None for a kernel without MMA (``dp4a ...``)."""
+    parts = mma.split()[0].split(".")
+    return parts[-1] if parts[0] in ("mma", "wmma") else None
+
+
+def tensor_summary(mix: pd.DataFrame, resources: dict, operand: str | None = None) -> dict:
     """Per (kernel, arch): tensor mnemonics, class totals, registers, shared memory, spills,
-    and ``emulated``: a kernel that issues tensor instructions but not its precision's own
-    (an INT4 kernel without an S4 one: sm_90 lowers s4 mma to IMMA ... S8 plus
-    unpacking). A kernel without tensor instructions (dp4a) is not emulated."""
+    and ``emulated``: a kernel that issues tensor instructions but not those of the
+    operand type its PTX asks for (``operand``, e.g. ``s4``; default: the precision's own).
+    An s4 mma without an S4 instruction is emulated (sm_90 lowers it to IMMA ... S8 plus
+    unpacking); an INT4 kernel that unpacks to s8 itself and asks for s8 mma is not.
+    A kernel without tensor instructions (dp4a) is not emulated."""
     live = mix[mix["count"] > 0]
     tensor = sorted(live.loc[live["class"] == "tensor", "mnemonic"].unique())
     prec = mix["precision"].iloc[0]
     # a kernel without tensor instructions (dp4a) is not emulating one
     if not tensor:
         emulated = False
-    elif prec == "int4":
+    elif (operand or {"int4": "s4"}.get(prec)) == "s4":
         emulated = not any(".S4" in t for t in tensor)
     else:
         emulated = not any(t.startswith(NATIVE.get(prec, "")) for t in tensor) if prec in NATIVE else False
@@ -108,13 +117,14 @@ def tensor_summary(mix: pd.DataFrame, resources: dict) -> dict:
     }
 
 
-def read_build(sass: Path, resources: Path, kernel: str, arch: str, precision: str | None
-               ) -> tuple[pd.DataFrame, dict]:
-    """The mix table and summary row of one build (its .sass and .resources.json)."""
+def read_build(sass: Path, resources: Path, kernel: str, arch: str, precision: str | None,
+               operand: str | None = None) -> tuple[pd.DataFrame, dict]:
+    """The mix table and summary row of one build (its .sass and .resources.json);
+    ``operand``: the MMA input type the kernel asks for (see :func:`tensor_summary`)."""
     import json
 
     mix = instruction_mix(Path(sass).read_text(encoding="utf-8"), kernel, arch, precision)
-    return mix, tensor_summary(mix, json.loads(Path(resources).read_text(encoding="utf-8")))
+    return mix, tensor_summary(mix, json.loads(Path(resources).read_text(encoding="utf-8")), operand)
 
 
 def mix_figure(summary: pd.DataFrame):

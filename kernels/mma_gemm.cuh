@@ -55,7 +55,7 @@ struct TwoMmas {
 
 // ldmatrix with AW (A) and BW (B) matrices per instruction: 4, 2 or 1. Lanes 8i..8i+7
 // give the row addresses of matrix i of each instruction.
-template <int AW, int BW>
+template <int AW, int BW, int RB = kRowBytes>
 struct Ldmatrix {
   static_assert((AW == 1 || AW == 2 || AW == 4) && (BW == 1 || BW == 2 || BW == 4), "x1, x2 or x4");
   int a_row, a_col, b_row, b_col;
@@ -66,7 +66,7 @@ struct Ldmatrix {
         b_row(BW == 4 ? lane % 8 + (lane / 16) * 8 : lane % 8),
         b_col(BW == 1 ? 0 : ((lane / 8) % 2) * 16) {}
 
-  __device__ __forceinline__ void load_a(uint32_t (&a)[4], uint8_t (*t)[kRowBytes], int row0, int k0) const {
+  __device__ __forceinline__ void load_a(uint32_t (&a)[4], uint8_t (*t)[RB], int row0, int k0) const {
     if constexpr (AW == 4) {
       ptx::ldmatrix_x4(a, &t[row0 + a_row][k0 + a_col]);
     } else if constexpr (AW == 2) {  // matrices {0, 1}, then {2, 3}
@@ -87,7 +87,7 @@ struct Ldmatrix {
     }
   }
 
-  __device__ __forceinline__ void load_b(uint32_t (&b)[4], uint8_t (*t)[kRowBytes], int n0, int k0) const {
+  __device__ __forceinline__ void load_b(uint32_t (&b)[4], uint8_t (*t)[RB], int n0, int k0) const {
     if constexpr (BW == 4) {
       ptx::ldmatrix_x4(b, &t[n0 + b_row][k0 + b_col]);
     } else if constexpr (BW == 2) {  // one n8 tile per instruction
@@ -133,51 +133,64 @@ struct SharedLoad32 {
   }
 };
 
-template <typename Policy, typename Loader = Ldmatrix<4, 4>, bool kCacheL1 = false>
-__device__ __forceinline__ void mma_gemm(const void* A_, const void* B_, void* C_, int N,
-                                         int64_t k_bytes) {
-  using Acc = typename Policy::Acc;
+// The warp's MMAs on one shared-memory stage: kSteps 32-byte K steps of the A tile
+// (rows of t_a) and the B tile (rows of t_b, B being column-major), into acc.
+template <typename Policy, int kSteps, typename Loader, int RB>
+__device__ __forceinline__ void warp_tile_mma(typename Policy::Acc (&acc)[kWarpM / 16][kWarpN / 8][4],
+                                              const Loader& load, uint8_t (*t_a)[RB], uint8_t (*t_b)[RB],
+                                              int wr, int wc) {
   constexpr int kMmaM = 16, kMmaN = 8, kStepBytes = 32;
   constexpr int kFm = kWarpM / kMmaM;  // m16 tiles per warp
   constexpr int kFn = kWarpN / kMmaN;  // n8 tiles per warp (even)
-  constexpr int kKSteps = kBlockKBytes / kStepBytes;
-  const auto* A = static_cast<const uint8_t*>(A_);
-  const auto* B = static_cast<const uint8_t*>(B_);
-  auto* C = static_cast<Acc*>(C_);
-  __shared__ SharedTiles tiles;
+#pragma unroll
+  for (int kk = 0; kk < kSteps; ++kk) {
+    uint32_t a[kFm][4], b[kFn / 2][4];
+#pragma unroll
+    for (int i = 0; i < kFm; ++i) load.load_a(a[i], t_a, wr + i * kMmaM, kk * kStepBytes);
+#pragma unroll
+    for (int j = 0; j < kFn / 2; ++j) load.load_b(b[j], t_b, wc + j * 2 * kMmaN, kk * kStepBytes);
+#pragma unroll
+    for (int i = 0; i < kFm; ++i)
+#pragma unroll
+      for (int j = 0; j < kFn; ++j)
+        Policy::step(acc[i][j], a[i], b[j / 2][(j % 2) * 2], b[j / 2][(j % 2) * 2 + 1]);
+  }
+}
 
-  Acc acc[kFm][kFn][4] = {};
-  const int lane = threadIdx.x % 32;
-  const int wr = warp_row0(), wc = warp_col0();
-  const Loader load(lane);
-
-  pipelined_mainloop<kCacheL1>(A, B, k_bytes, tiles, [&](int s) {
-#pragma unroll
-    for (int kk = 0; kk < kKSteps; ++kk) {
-      uint32_t a[kFm][4], b[kFn / 2][4];
-#pragma unroll
-      for (int i = 0; i < kFm; ++i) load.load_a(a[i], tiles.a[s], wr + i * kMmaM, kk * kStepBytes);
-#pragma unroll
-      for (int j = 0; j < kFn / 2; ++j) load.load_b(b[j], tiles.b[s], wc + j * 2 * kMmaN, kk * kStepBytes);
-#pragma unroll
-      for (int i = 0; i < kFm; ++i)
-#pragma unroll
-        for (int j = 0; j < kFn; ++j)
-          Policy::step(acc[i][j], a[i], b[j / 2][(j % 2) * 2], b[j / 2][(j % 2) * 2 + 1]);
-    }
-  });
-
+// Write the warp's m16n8 accumulators to C (row-major, N columns), two elements per store.
+template <typename Acc>
+__device__ __forceinline__ void store_c(const Acc (&acc)[kWarpM / 16][kWarpN / 8][4], Acc* C, int N,
+                                        int wr, int wc, int lane) {
+  constexpr int kMmaM = 16, kMmaN = 8;
   const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kBlockM + wr + lane / 4;
   const int64_t col0 = static_cast<int64_t>(blockIdx.x) * kBlockN + wc + 2 * (lane % 4);
   using Acc2 = typename std::conditional<std::is_same<Acc, float>::value, float2, int2>::type;
 #pragma unroll
-  for (int i = 0; i < kFm; ++i)
+  for (int i = 0; i < kWarpM / kMmaM; ++i)
 #pragma unroll
-    for (int j = 0; j < kFn; ++j) {
+    for (int j = 0; j < kWarpN / kMmaN; ++j) {
       Acc* c = C + (row0 + i * kMmaM) * N + col0 + j * kMmaN;
       *reinterpret_cast<Acc2*>(c) = Acc2{acc[i][j][0], acc[i][j][1]};
       *reinterpret_cast<Acc2*>(c + 8 * static_cast<int64_t>(N)) = Acc2{acc[i][j][2], acc[i][j][3]};
     }
+}
+
+template <typename Policy, typename Loader = Ldmatrix<4, 4>, bool kCacheL1 = false>
+__device__ __forceinline__ void mma_gemm(const void* A_, const void* B_, void* C_, int N,
+                                         int64_t k_bytes) {
+  using Acc = typename Policy::Acc;
+  __shared__ SharedTiles tiles;
+
+  Acc acc[kWarpM / 16][kWarpN / 8][4] = {};
+  const int lane = threadIdx.x % 32;
+  const int wr = warp_row0(), wc = warp_col0();
+  const Loader load(lane);
+
+  pipelined_mainloop<kCacheL1>(static_cast<const uint8_t*>(A_), static_cast<const uint8_t*>(B_), k_bytes,
+                               tiles, [&](int s) {
+    warp_tile_mma<Policy, kBlockKBytes / 32>(acc, load, tiles.a[s], tiles.b[s], wr, wc);
+  });
+  store_c(acc, static_cast<Acc*>(C_), N, wr, wc, lane);
 }
 
 }  // namespace gemm

@@ -57,6 +57,15 @@ __device__ __forceinline__ void ldmatrix_x1(uint32_t (&r)[1], const void* smem_r
                : "r"(smem_u32(smem_row)));
 }
 
+// ---- prmt: byte permute --------------------------------------------------------
+// Result byte i = byte (sel >> 4*i) & 7 of the 8-byte value {b, a} (a holds bytes 0-3).
+template <uint32_t kSel>
+__device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;\n" : "=r"(d) : "r"(a), "r"(b), "n"(kSel));
+  return d;
+}
+
 // ---- mma.sync (warp-wide tensor-core MMA), D = A*B + D in place ----------------
 // f16 inputs, f32 accumulators: A 4 x .b32 (8 halves), B 2 x .b32, C/D 4 x f32.
 __device__ __forceinline__ void mma_m16n8k16_f16_f32(float (&d)[4], const uint32_t (&a)[4],

@@ -40,6 +40,9 @@ EXPECT = {
     ("int4_ptx_mma_k64", "sm_90"): (r"IMMA\.16832\.S8\.S8", r"IMMA[.\w]*\.S4"),
     ("int4_ptx_mma_k32", "sm_89"): (r"IMMA\.16832\.S4\.S4", None),
     ("int4_ptx_mma_k32", "sm_90"): (r"IMMA\.\d+\.S8\.S8", r"IMMA[.\w]*\.S4"),
+    # unpacks INT4 to INT8 itself: s8 tensor instructions on both, no S4 on either
+    ("int4_ptx_unpack_s8", "sm_89"): (r"IMMA\.16832\.S8\.S8", r"IMMA[.\w]*\.S4"),
+    ("int4_ptx_unpack_s8", "sm_90"): (r"IMMA\.16832\.S8\.S8", r"IMMA[.\w]*\.S4"),
     ("int8_dp4a", "sm_89"): (r"IDP\.4A\.S8\.S8", r"[HI]MMA"),
     ("int8_dp4a", "sm_90"): (r"IDP\.4A\.S8\.S8", r"[HI]MMA"),
 }
@@ -61,7 +64,11 @@ LOADS = {  # kernel: (must appear, must not appear)
     "int4_ptx_mma_k64_a_x2": (r"LDSM\.16\.M88\.2", None), "int4_ptx_mma_k64_b_x2": (r"LDSM\.16\.M88\.2", None),
     "int4_ptx_mma_k64_a_x1": (r"LDSM\.16\.M88 ", None), "int4_ptx_mma_k64_b_x1": (r"LDSM\.16\.M88 ", None),
     "int4_ptx_mma_k64_ca": (r"LDGSTS\.E\.128", r"BYPASS"),
+    "int4_ptx_unpack_s8": (r"PRMT", None),
 }
+# Shared memory beyond the pipeline's tiles: the unpacked INT8 copy of one K tile
+# (64 + 32 rows of 2 * 64 + 16 bytes).
+EXTRA_SHARED = {"int4_ptx_unpack_s8": (64 + 32) * 144}
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +110,8 @@ def test_resource_usage(built, kernel):
         usage, _, record = built[(kernel, arch)]
         assert 0 < usage.registers <= 255
         # a 64 x 80 B A tile and a 32 x 80 B B tile per pipeline stage
-        assert usage.shared_bytes == CONFIG_KERNELS[kernel].get("stages", 2) * (64 + 32) * 80
+        assert usage.shared_bytes == (CONFIG_KERNELS[kernel].get("stages", 2) * (64 + 32) * 80
+                                      + EXTRA_SHARED.get(kernel, 0))
         assert usage.spill_store_bytes == 0 and usage.spill_load_bytes == 0
         assert record["registers"] == usage.registers and record["nvcc"]
 
@@ -139,7 +147,7 @@ PRECISION = {k: spec["precision"] for k, spec in CONFIG_KERNELS.items()}
 def test_static_mix_flags_emulated_int4(built, arch):
     """sm_89 has IMMA.8832.S4; sm_90 has no S4 tensor instruction, so int4_wmma is emulated
     there, with more integer ALU instructions than on sm_89."""
-    from analysis.sass import instruction_mix, tensor_summary
+    from analysis.sass import instruction_mix, operand_type, tensor_summary
 
     rows = {}
     for kernel in KERNELS:
@@ -148,8 +156,10 @@ def test_static_mix_flags_emulated_int4(built, arch):
         tensor = CONFIG_KERNELS[kernel]["mma"].startswith(("mma", "wmma"))
         assert mix["count"].sum() > 100 and set(mix["class"]) >= {"cp.async", "integer ALU"}
         assert ("tensor" in set(mix["class"])) is tensor
-        rows[kernel] = tensor_summary(mix, record)
-    int4 = [k for k in KERNELS if PRECISION[k] == "int4"]
+        rows[kernel] = tensor_summary(mix, record, operand_type(CONFIG_KERNELS[kernel]["mma"]))
+    # s4 mma is emulated on sm_90 only; the kernel that unpacks to s8 itself never is
+    int4 = [k for k in KERNELS if PRECISION[k] == "int4" and k != "int4_ptx_unpack_s8"]
+    assert rows["int4_ptx_unpack_s8"]["emulated"] is False
     assert all(rows[k]["emulated"] is (arch == "sm_90") for k in int4)
     assert not any(rows[k]["emulated"] for k in KERNELS if k not in int4)
     assert rows["int8_ptx_mma_k32"]["tensor_instructions"] == "IMMA.16832.S8.S8"

@@ -112,8 +112,10 @@ def gpu_cubins(tmp_path_factory):
 @pytest.mark.parametrize("kernel", sorted(KERNELS))
 @pytest.mark.parametrize("n", [512, 1024, 2048, 4096, 8192])
 def test_kernel_passes_its_check(gpu_cubins, kernel, n):
-    rec = check_and_time(gpu_cubins / f"{kernel}.cubin", kernel, KERNELS[kernel], n, Tiling(),
-                         warmups=2, repeats=5, seed=int(np.random.default_rng().integers(2**31)))
+    from analysis.workflow import tiling_from_config
+
+    rec = check_and_time(gpu_cubins / f"{kernel}.cubin", kernel, KERNELS[kernel], n,
+                         tiling_from_config(_config(), kernel), warmups=2, repeats=5, seed=int(np.random.default_rng().integers(2**31)))
     assert rec["check"]["passed"] and rec["median_ns"] > 0 and len(rec["samples_ns"]) == 5
 
 
@@ -166,3 +168,38 @@ def test_profile_writes_a_readable_report(gpu_cubins, tmp_path):
     df = load_report(out)
     v = df.set_index("metric")["value"]
     assert v["gpu__time_duration.sum"] > 0 and v["launch__grid_dim_x"] == 512 // 32
+
+
+@pytest.mark.gpu
+def test_float64_reference_on_the_gpu_equals_numpy():
+    """The GPU path of matmul_f64 (CuPy) gives NumPy's integer results exactly."""
+    pytest.importorskip("cupy")
+    from analysis.harness import matmul_f64
+
+    rng = np.random.default_rng(11)
+    a = rng.integers(-128, 128, size=(320, 4096)).astype(np.float64)
+    b = rng.integers(-128, 128, size=(192, 4096)).astype(np.float64)
+    assert np.array_equal(matmul_f64(a, b), a @ b.T)
+
+
+@pytest.mark.gpu
+def test_references_measure_ceilings_and_libraries(tmp_path):
+    """The ceiling kernels and the copy run and give positive rates in their units; the
+    library GEMMs (where PyTorch is installed) pass their sampled check at N = 512."""
+    from analysis.build import compile_cubin
+    from analysis.gpu import detect_gpu
+    from analysis.references import PEAK_KERNELS, ceilings, library_gemms
+
+    cubin = tmp_path / "mma_peak.cubin"
+    compile_cubin(REPO / "kernels" / "ceilings" / "mma_peak.cu", "peak_mma_m16n8k16_f16_f32", detect_gpu().arch,
+                  [], cubin, tmp_path / "mma_peak.json")
+    rows = ceilings(cubin, warmups=1, repeats=3, iters=64, copy_bytes=1 << 24)
+    assert [r.name for r in rows] == [f for f, _ in PEAK_KERNELS.values()] + ["dram_copy"]
+    assert all(r.rate > 0 and r.repeats == 3 for r in rows)
+    assert [r.unit for r in rows] == ["TFLOP/s", "TOP/s", "TOP/s", "TB/s"]
+    lib, note = library_gemms([512], warmups=1, repeats=3, seed=3)
+    if note:
+        pytest.skip(note)
+    assert [(r.name, r.n) for r in lib] == [("cublas_fp16", 512), ("cublaslt_int8", 512)]
+    assert all(r.rate > 0 for r in lib)
+

@@ -19,6 +19,24 @@ rule build_cubin:
         "../scripts/build_cubin.py"
 
 
+# The register-only mma.sync loops whose rates are the tensor ceilings (rule references).
+use rule build_cubin as build_ceilings with:
+    input:
+        source="kernels/ceilings/mma_peak.cu",
+        headers=["kernels/ptx.cuh"],
+    output:
+        cubin="results/build/{arch}/ceilings/mma_peak.cubin",
+        resources="results/build/{arch}/ceilings/mma_peak.resources.json",
+    params:
+        defines=[],
+        nvcc=TOOLS.get("nvcc"),
+        kernel="peak_mma_m16n8k16_f16_f32",
+    log:
+        "logs/build_ceilings/{arch}.log",
+    benchmark:
+        "benchmarks/build_ceilings/{arch}.tsv"
+
+
 rule disassemble:
     input:
         cubin="results/build/{arch}/{kernel}.cubin",

@@ -149,4 +149,6 @@ def final_outputs():
     for s in SETS:
         out += [f"results/tables/{s}/metrics.parquet", f"results/tables/{s}/summary.csv"]
         out += expand("figures/{set}/{figure}.{ext}", set=s, figure=FIGURE_NAMES, ext=["png", "pdf"])
+    if GPU_SET:
+        out.append(f"profiles/{GPU_SET}/references.csv")
     return out + compare_outputs() + ["figures/quant/quantization_error.csv"]

@@ -97,6 +97,29 @@ if GPU_SET:
             [f"results/gpu/{GPU_SET}/sanitize/{t}/{k}_n{config['sanitize']['n']}.txt"
              for t in ("memcheck", "racecheck") for k in gpu_kernels()],
 
+    # Reference rates measured in the same run: tensor-instruction and DRAM-copy ceilings,
+    # and the vendor library GEMMs at every N (analysis.references).
+    rule references:
+        input:
+            cubin=f"results/build/{GPU.info.arch}/ceilings/mma_peak.cubin",
+        output:
+            csv="profiles/{set}/references.csv",
+        wildcard_constraints:
+            set=re.escape(GPU_SET),
+        params:
+            sizes=" ".join(str(n) for n in SIZES),
+            warmups=config["timing"]["warmups"],
+            repeats=config["timing"]["repeats"],
+        resources:
+            gpu=1,
+        log:
+            "logs/references/{set}.log",
+        benchmark:
+            "benchmarks/references/{set}.tsv"
+        shell:
+            "{PYTHON} -m analysis.references --cubin {input.cubin} --sizes {params.sizes}"
+            " --warmups {params.warmups} --repeats {params.repeats} --out {output.csv} > {log} 2>&1"
+
     rule set_metadata:
         input:
             reports=gpu_reports,

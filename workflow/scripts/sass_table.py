@@ -6,7 +6,7 @@ import pandas as pd
 from analysis.figures import save
 from analysis.io import atomic_path
 from analysis.logged import logged
-from analysis.sass import mix_figure, read_build
+from analysis.sass import mix_figure, operand_type, read_build
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
@@ -14,7 +14,8 @@ with logged(sm.log[0]):
     for sass in map(Path, sorted(sm.input.sass)):
         arch, kernel = sass.parent.name, sass.stem
         res = sass.with_suffix(".resources.json")  # written beside it by build_cubin
-        mix, row = read_build(sass, res, kernel, arch, sm.params.kernels[kernel]["precision"])
+        spec = sm.params.kernels[kernel]
+        mix, row = read_build(sass, res, kernel, arch, spec["precision"], operand_type(spec["mma"]))
         mixes.append(mix)
         rows.append(row)
     summary = pd.DataFrame(rows).sort_values(["precision", "kernel", "arch"])

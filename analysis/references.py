@@ -1,0 +1,251 @@
+"""Reference rates measured on the GPU with the harness's event timer (:func:`time_launches`).
+
+- Tensor-instruction ceilings: register-only mma.sync loops (``kernels/ceilings/mma_peak.cu``),
+  one per shape the GEMM kernels use, in TFLOP/s (FP16) or TOP/s (INT8, INT4).
+- DRAM ceiling: a device-to-device copy (cuMemcpyDtoDAsync) of ``copy_bytes``, counting
+  the bytes read plus the bytes written, in TB/s.
+- Vendor library GEMMs at each N, through PyTorch where it is installed: cuBLAS FP16
+  (``torch.matmul`` on FP16, FP32 accumulation, C in FP16) and cuBLASLt INT8
+  (``torch._int_mm``: A row-major, B column-major, C in INT32, the layout of our kernels).
+  There is no INT4 GEMM in cuBLAS/cuBLASLt, so INT4 has no library line.
+
+Every library GEMM is checked on sampled rows of C against the float64 reference before
+it is timed (exactly for INT8); a failing one raises CheckFailedError and writes nothing.
+
+Command line (the workflow's ``references`` rule):
+
+    python -m analysis.references --cubin mma_peak.cubin --sizes 512 1024 --out references.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import CheckFailedError
+from .harness import _check, compare, make_inputs, matmul_f64, sample_rows, time_launches
+from .io import atomic_path
+from .precision import gemm_ops, precision_of
+
+#: Ceiling kernels of kernels/ceilings/mma_peak.cu: precision -> (function, K of the shape).
+PEAK_KERNELS = {
+    "fp16": ("peak_mma_m16n8k16_f16_f32", 16),
+    "int8": ("peak_mma_m16n8k32_s8_s32", 32),
+    "int4": ("peak_mma_m16n8k64_s4_s32", 64),
+}
+CHAINS = 8  # kChains in mma_peak.cu: mma.sync per warp per loop iteration
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One measured reference rate (a row of references.csv).
+
+    Attributes:
+        name: ``peak_mma_*``, ``dram_copy``, ``cublas_fp16`` or ``cublaslt_int8``.
+        kind: ``ceiling`` or ``library``.
+        precision: ``fp16``/``int8``/``int4``, or ``none`` for the copy.
+        n: M = N = K of a library GEMM; 0 for a ceiling.
+        work: operations (2*M*N*K, or 2*16*8*K per mma) or bytes moved per launch.
+        work_unit: ``op`` or ``byte``.
+        median_ns, p25_ns, p75_ns, min_ns, max_ns: event-timed launch durations.
+        warmups, repeats: untimed and timed launches; gated: launches ran back to back.
+        rate: work / median, in ``unit`` (TFLOP/s, TOP/s or TB/s).
+        source: what ran (library and version, or the kernel and its launch shape).
+    """
+
+    name: str
+    kind: str
+    precision: str
+    n: int
+    work: int
+    work_unit: str
+    median_ns: float
+    p25_ns: float
+    p75_ns: float
+    min_ns: float
+    max_ns: float
+    warmups: int
+    repeats: int
+    gated: bool
+    rate: float
+    unit: str
+    source: str
+
+
+def _row(name, kind, precision, n, work, work_unit, timing, unit, source) -> Reference:
+    med = timing.median_ns
+    return Reference(name, kind, precision, n, int(work), work_unit, med, timing.quantile_ns(0.25),
+                     timing.quantile_ns(0.75), min(timing.samples_ns), max(timing.samples_ns),
+                     timing.warmups, timing.repeats, timing.gated, work / med / 1e3, unit, source)
+
+
+def _context(cu):
+    _check(cu.cuInit(0), "cuInit")
+    dev = _check(cu.cuDeviceGet(0), "cuDeviceGet")
+    ctx = _check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
+    _check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    return dev
+
+
+def ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 4096, blocks_per_sm: int = 4,
+             threads: int = 256, copy_bytes: int = 1 << 30) -> list[Reference]:
+    """Tensor-instruction ceilings (one per precision) and the DRAM copy ceiling.
+
+    Args:
+        cubin: ``mma_peak.cu`` built for this GPU.
+        iters: loop iterations per warp (each issues CHAINS mma.sync).
+        blocks_per_sm, threads: launch shape (grid = SMs * blocks_per_sm).
+        copy_bytes: size of the copied buffer (the copy moves twice this many bytes).
+
+    Raises:
+        RuntimeError: a CUDA call failed.
+    """
+    from cuda.bindings import driver as cu
+
+    dev = _context(cu)
+    sms = _check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
+                 "cuDeviceGetAttribute")
+    grid = sms * blocks_per_sm
+    stream = _check(cu.cuStreamCreate(0), "cuStreamCreate")
+    module = _check(cu.cuModuleLoadData(Path(cubin).read_bytes()), f"cuModuleLoadData({cubin})")
+    out = _check(cu.cuMemAlloc(grid * threads * 4), "cuMemAlloc")
+    rows = []
+    try:
+        argv = [np.array([iters], np.int32), np.array([int(out)], np.uint64)]
+        params = np.array([v.ctypes.data for v in argv], dtype=np.uint64)
+        for prec, (fname, k) in PEAK_KERNELS.items():
+            func = _check(cu.cuModuleGetFunction(module, fname.encode()), f"cuModuleGetFunction({fname})")
+
+            def launch(func=func):
+                _check(cu.cuLaunchKernel(func, grid, 1, 1, threads, 1, 1, 0, stream, params.ctypes.data, 0),
+                       "cuLaunchKernel")
+
+            tim = time_launches(stream, launch, warmups, repeats)
+            work = grid * (threads // 32) * iters * CHAINS * gemm_ops(16, 8, k)
+            rows.append(_row(fname, "ceiling", prec, 0, work, "op", tim, precision_of(prec).throughput_unit,
+                             f"{fname}: {grid} blocks x {threads} threads ({sms} SMs), {iters} x {CHAINS} mma.sync per warp"))
+        src = _check(cu.cuMemAlloc(copy_bytes), "cuMemAlloc")
+        dst = _check(cu.cuMemAlloc(copy_bytes), "cuMemAlloc")
+        try:
+            _check(cu.cuMemsetD8(src, 0x5A, copy_bytes), "cuMemsetD8")
+            tim = time_launches(stream, lambda: _check(cu.cuMemcpyDtoDAsync(dst, src, copy_bytes, stream),
+                                                       "cuMemcpyDtoDAsync"), warmups, repeats)
+            rows.append(_row("dram_copy", "ceiling", "none", 0, 2 * copy_bytes, "byte", tim, "TB/s",
+                             f"cuMemcpyDtoDAsync of {copy_bytes} bytes (read + write counted)"))
+        finally:
+            cu.cuMemFree(src)
+            cu.cuMemFree(dst)
+    finally:
+        cu.cuMemFree(out)
+        cu.cuModuleUnload(module)
+        cu.cuStreamDestroy(stream)
+    return rows
+
+
+def _check_library(name: str, n: int, prec, c: np.ndarray, a: np.ndarray, b_t: np.ndarray,
+                   rows: np.ndarray) -> None:
+    """Check a library's C on ``rows``: exactly for integers; for FP16 output within the
+    FP32-accumulation bound of :func:`analysis.harness.compare` plus the final rounding
+    to FP16 (unit roundoff 2**-11 of |ref|, IEEE 754 binary16)."""
+    if prec.exact:
+        chk = compare(c, a, b_t, prec, rows)
+        ok, worst = chk.passed, chk.max_abs_error
+    else:
+        ref = matmul_f64(a[rows], b_t)
+        kdim = a.shape[1]
+        gamma = kdim * 2.0**-23 / (1 - kdim * 2.0**-23)
+        bound = 2.0**-11 * np.abs(ref) + gamma * matmul_f64(np.abs(a[rows]), np.abs(b_t))
+        diff = np.abs(c[rows].astype(np.float64) - ref)
+        ok, worst = bool(np.all(diff <= bound)), float(np.nanmax(diff))
+    if not ok:
+        raise CheckFailedError(f"{name} N={n}: library result wrong on sampled rows: max |C-ref| = {worst:g}")
+
+
+def library_gemms(sizes: list[int], warmups: int, repeats: int, seed: int) -> tuple[list[Reference], str]:
+    """cuBLAS FP16 and cuBLASLt INT8 GEMMs at M = N = K = n for each n, through PyTorch.
+
+    Returns:
+        (rows, note): the rows, and why there are none where PyTorch or CUDA is missing.
+
+    Raises:
+        CheckFailedError: a library result is wrong on the sampled rows.
+    """
+    try:
+        import torch
+    except ImportError:
+        return [], "PyTorch is not installed: no library references"
+    if not torch.cuda.is_available():
+        return [], "PyTorch sees no GPU: no library references"
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    from cuda.bindings import driver as cu
+
+    torch.cuda.init()
+    _context(cu)
+    stream = torch.cuda.current_stream().cuda_stream
+    lib = f"torch {torch.__version__} built with CUDA {torch.version.cuda}"
+    rows = []
+    for n in sizes:
+        rng = np.random.default_rng(seed + n)
+        for prec_name, name in (("fp16", "cublas_fp16"), ("int8", "cublaslt_int8")):
+            prec = precision_of(prec_name)
+            a_host, b_host, a_ref, b_ref = make_inputs(prec, n, n, n, rng)
+            a = torch.from_numpy(a_host).cuda()
+            b_t = torch.from_numpy(b_host).cuda()  # (N, K) row-major = B (K, N) column-major
+            if prec_name == "fp16":
+                def launch(a=a, b_t=b_t):
+                    torch.matmul(a, b_t.t())
+                c = torch.matmul(a, b_t.t()).float()
+                what = "torch.matmul (cuBLAS), FP16 in, FP32 accumulate, FP16 out"
+            else:
+                def launch(a=a, b_t=b_t):
+                    torch._int_mm(a, b_t.t())
+                c = torch._int_mm(a, b_t.t())
+                what = "torch._int_mm (cuBLASLt), INT8 in, B column-major, INT32 out"
+            _check_library(name, n, prec, c.cpu().numpy(), a_ref, b_ref, sample_rows(n, 64, rng))
+            tim = time_launches(stream, launch, warmups, repeats)
+            rows.append(_row(name, "library", prec_name, n, gemm_ops(n, n, n), "op", tim,
+                             prec.throughput_unit, f"{what}; {lib}"))
+            del a, b_t, c
+        torch.cuda.empty_cache()
+    return rows, ""
+
+
+def references_table(rows: list[Reference]) -> pd.DataFrame:
+    """The rows as references.csv's table, one row per reference (and N for libraries)."""
+    return pd.DataFrame([asdict(r) for r in rows])
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m analysis.references", description=__doc__.split("\n\n")[0])
+    p.add_argument("--cubin", type=Path, required=True, help="kernels/ceilings/mma_peak.cu built for this GPU")
+    p.add_argument("--sizes", type=int, nargs="+", required=True)
+    p.add_argument("--warmups", type=int, default=10)
+    p.add_argument("--repeats", type=int, default=50)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args(argv)
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+    try:
+        rows = ceilings(args.cubin, args.warmups, args.repeats)
+        lib, note = library_gemms(args.sizes, args.warmups, args.repeats, seed)
+    except CheckFailedError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if note:
+        print(f"note: {note}")
+    table = references_table(rows + lib)
+    with atomic_path(args.out) as tmp:
+        table.to_csv(tmp, index=False)
+    for r in rows + lib:
+        print(f"{r.name:28s} n={r.n:5d} median {r.median_ns / 1e3:10.2f} us  {r.rate:8.2f} {r.unit}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
