@@ -14,6 +14,10 @@ include: "workflow/rules/gpu.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/compare.smk"
+include: "workflow/rules/study.smk"
+
+
+report: "workflow/report/workflow.rst"
 
 
 rule all:

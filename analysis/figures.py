@@ -69,7 +69,8 @@ def _precisions(df: pd.DataFrame) -> list[str]:
 
 def occupancy_vs_throughput(s: pd.DataFrame, title: str):
     """(a) Achieved occupancy (sm__warps_active.avg.pct_of_peak_sustained_active, %) against
-    throughput, one panel per precision, one marker per kernel, N written beside each point."""
+    throughput, one panel per precision, one marker per kernel, N written beside each point,
+    and Spearman's rank correlation over the panel's points (:func:`analysis.study.spearman`)."""
     occ = "sm__warps_active.avg.pct_of_peak_sustained_active"
     precs = _precisions(s)
     styles = kernel_styles(list(s["kernel"].unique()))
@@ -87,6 +88,11 @@ def occupancy_vs_throughput(s: pd.DataFrame, title: str):
                 for _, r in g.iterrows():
                     ax.annotate(f"{int(r['n'])}", (r[occ], r["throughput"]), fontsize=6,
                                 xytext=(3, 2), textcoords="offset points")
+            from .study import spearman
+
+            rho = spearman(sub[occ], sub["throughput"])
+            ax.text(0.02, 0.97, f"Spearman rho = {rho:.2f} (n = {sub[[occ, 'throughput']].dropna().shape[0]})",
+                    transform=ax.transAxes, fontsize=7, va="top", gid="spearman")
             unit = sub["throughput_unit"].iloc[0]
             ax.set_xlabel(f"achieved occupancy (% of peak warps)\n{occ}")
             ax.set_ylabel(f"throughput ({unit})")
@@ -107,7 +113,7 @@ def coalescing(s: pd.DataFrame, title: str):
     smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio where LDG executed)."""
     styles = kernel_styles(list(s["kernel"].unique()))
     with plt.rc_context(STYLE):
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6))
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.0 + 0.12 * s["kernel"].nunique()))
         missing = []
         for kernel, g in s.sort_values("n").groupby("kernel"):
             st = styles[kernel]
@@ -136,8 +142,8 @@ def coalescing(s: pd.DataFrame, title: str):
         ax2.set_ylabel("bytes used per sector (byte/sector)")
         ax2.set_ylim(0, 34)
         ax1.set_ylim(bottom=0)
-        ax1.legend(loc="lower left", ncol=1)
-        ax2.legend(loc="lower left", ncol=1)
+        for ax in (ax1, ax2):
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=5)
         fig.suptitle(f"Global-load coalescing (cp.async = LDGSTS) - {title}")
         _missing_note(fig, ax1, missing, "coalescing")
         fig.tight_layout()

@@ -36,6 +36,10 @@ SUMMARY_METRICS = [
     "smsp__inst_executed.sum",
     "sm__cycles_elapsed.avg.per_second",
     "dram__cycles_elapsed.avg.per_second",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "dram__bytes.sum.peak_sustained",
+    "launch__registers_per_thread",
 ]
 
 #: Instanced metric giving thread-level executions per SASS opcode with modifiers.

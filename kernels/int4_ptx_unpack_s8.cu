@@ -3,7 +3,9 @@
 // sign-extended INT8 (LOP3 + IMAD + PRMT per 32-bit word), and multiplied by
 // ldmatrix.x4 + mma.sync m16n8k32 .s8 (native IMMA.16832.S8 on sm_89 and sm_90).
 // Asks whether unpacking once per tile beats the compiler's emulation of s4 mma.sync on
-// sm_90 (which unpacks the fragments again for every instruction).
+// sm_90 (which unpacks the fragments again for every instruction). Not yet run on a GPU
+// in this form: its first version failed its check on the H200 (the sign extension
+// carried between bytes) and was never profiled.
 #include "mma_gemm.cuh"
 
 namespace {
@@ -27,8 +29,8 @@ struct UnpackedTiles {
 __device__ __forceinline__ uint2 unpack_s4x8(uint32_t w) {
   uint32_t lo = w & 0x0f0f0f0fu;         // elements 0, 2, 4, 6
   uint32_t hi = (w >> 4) & 0x0f0f0f0fu;  // elements 1, 3, 5, 7
-  lo |= (lo & 0x08080808u) * 0xf0u / 8u;  // sign bit 3 -> bits 4-7 of each byte
-  hi |= (hi & 0x08080808u) * 0xf0u / 8u;
+  lo |= ((lo >> 3) & 0x01010101u) * 0xf0u;  // sign bit 3 -> bits 4-7 of each byte (no carry
+  hi |= ((hi >> 3) & 0x01010101u) * 0xf0u;  // between bytes: 0xf0 * 1 fits in one)
   return make_uint2(ptx::prmt<0x5140>(lo, hi), ptx::prmt<0x7362>(lo, hi));
 }
 

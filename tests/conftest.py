@@ -61,3 +61,36 @@ def report_instances() -> pd.DataFrame:
 def small_report() -> Path:
     """The smallest committed report, for tests that damage a copy of it."""
     return min(REPORTS, key=lambda p: p.stat().st_size)
+
+
+@pytest.fixture(scope="session")
+def table(report_tables, set_metadata):
+    """The default set's long table, built from the committed reports."""
+    from analysis.tables import set_table
+
+    return set_table(list(report_tables.values()), DEFAULT_SET, set_metadata)
+
+
+@pytest.fixture(scope="session")
+def summ(table, report_instances, timings):
+    """The default set's summary (one row per kernel and N), as the workflow builds it."""
+    from analysis.tables import summary
+
+    return summary(table, report_instances, timings)
+
+
+@pytest.fixture(scope="session")
+def references() -> pd.DataFrame:
+    return pd.read_csv(SET_DIR / "references.csv")
+
+
+@pytest.fixture(scope="session")
+def registry(repo) -> dict:
+    import yaml
+
+    return yaml.safe_load((repo / "config" / "config.yaml").read_text())["kernels"]
+
+
+@pytest.fixture(scope="session")
+def static(repo) -> pd.DataFrame:
+    return pd.read_csv(repo / "figures" / "sass" / "static_summary.csv")

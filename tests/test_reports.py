@@ -15,17 +15,21 @@ from .conftest import REPORTS
 PCT_OVERSHOOT = {"lts__t_sector_op_write_hit_rate.pct"}
 
 
-#: The kernels profiled on the H200 for the committed default set.
-PROFILED = ["fp16_wmma", "int8_wmma", "int4_wmma", "int8_ptx_mma_k32"]
+#: Configured kernels without reports in the committed default set, and why.
+NOT_PROFILED = {"int4_ptx_unpack_s8": "its first version failed its check on the H200; the fix is not yet run"}
 
 
-def test_default_set_is_complete(report_tables, repo):
-    """The profiled kernels x the config's 5 sizes; every one a configured kernel."""
+def test_default_set_is_complete(report_tables, timings, repo):
+    """Every configured kernel but NOT_PROFILED x the config's 5 sizes, each with a
+    report and an event timing."""
     import yaml
 
     cfg = yaml.safe_load((repo / "config" / "config.yaml").read_text())
-    assert set(PROFILED) <= set(cfg["kernels"])
-    assert {(r.kernel, r.n) for r in report_tables} == {(k, n) for k in PROFILED for n in cfg["sizes"]}
+    profiled = set(cfg["kernels"]) - set(NOT_PROFILED)
+    assert set(NOT_PROFILED) <= set(cfg["kernels"])
+    want = {(k, n) for k in profiled for n in cfg["sizes"]}
+    assert {(r.kernel, r.n) for r in report_tables} == want
+    assert set(zip(timings["kernel"], timings["n"])) == want
 
 
 @pytest.mark.parametrize("path", REPORTS, ids=lambda p: p.name)
@@ -47,7 +51,7 @@ def test_report_values(path, report_tables):
     # every scalar percentage lies in [0, 100]. Instanced metrics are left out: their row
     # holds the total over instances (e.g. derived__pct_occupancy_per_block_size sums a
     # curve to ~3000). One counter overshoots in the real H200 data: the L2 write hit
-    # rate reads up to 100.21 % in 12 of the 20 reports; it is held to [0, 101].
+    # rate reads up to 100.67 % in 53 of the 105 reports; it is held to [0, 101].
     pct = df[(df["unit"] == "%") & df["value"].notna() & (df["instances"] == 0)]
     assert len(pct) > 500
     upper = np.where(pct["metric"].isin(PCT_OVERSHOOT), 101.0, 100.0)

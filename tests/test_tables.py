@@ -10,16 +10,6 @@ from analysis import figures
 from analysis.tables import SET_COLUMNS, access_bytes, set_table, summary
 
 
-@pytest.fixture(scope="module")
-def table(report_tables, set_metadata):
-    return set_table(list(report_tables.values()), "h200_580.159.04_ncu2025.3.1", set_metadata)
-
-
-@pytest.fixture(scope="module")
-def summ(table, report_instances, timings):
-    return summary(table, report_instances, timings)
-
-
 def test_set_table_columns(table, report_tables):
     assert list(table.columns[: len(SET_COLUMNS)]) == SET_COLUMNS
     assert len(table) == sum(len(t) for t in report_tables.values())
@@ -32,7 +22,7 @@ def test_set_table_columns(table, report_tables):
 
 
 def test_summary_one_row_per_kernel_and_n(summ, report_tables):
-    assert len(summ) == len({(r.kernel, r.n) for r in report_tables}) == 20
+    assert len(summ) == len({(r.kernel, r.n) for r in report_tables}) == 105
     assert not summ.duplicated(["kernel", "n"]).any()
 
 

@@ -40,7 +40,8 @@ def test_main_job_from_committed_set(workdir):
     proc = snakemake(workdir, "--config", "gpu=off")
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = pd.read_csv(workdir / "results" / "tables" / DEFAULT_SET / "summary.csv")
-    assert len(summary) == 20 and summary["throughput"].gt(0).all()
+    timings = pd.read_csv(workdir / "profiles" / DEFAULT_SET / "timings.csv")
+    assert len(summary) == len(timings) == 105 and summary["throughput"].gt(0).all()
     metrics = pd.read_parquet(workdir / "results" / "tables" / DEFAULT_SET / "metrics.parquet")
     assert metrics.groupby(["kernel", "n"])["metric"].nunique().min() > 1000
     for fig in ("occupancy_vs_throughput", "coalescing", "dram_active"):
@@ -107,3 +108,36 @@ def test_bad_report_fails_its_job_not_the_workflow(tmp_path):
     assert (root / "figures" / DEFAULT_SET / "dram_active.png").exists()
     assert not (root / "results" / "tidy" / "broken_set" / "int8_wmma_n512.parquet").exists()
     assert (root / "results" / "tidy" / "broken_set" / "int8_wmma_n1024.parquet").exists()
+
+
+#: What a reader of the HTML report must find: every figure and table, per set.
+STUDY_FIGURES = ["ablation", "coalescing", "dram_active", "instructions", "occupancy_vs_throughput",
+                 "roofline", "speedup", "throughput"]
+STUDY_TABLES = ["claims", "kernel summary", "speedups"]
+
+
+@pytest.mark.workflow
+def test_html_report_lists_every_figure(workdir):
+    """`snakemake --report report.html` after the main job; opened in headless Chromium, each
+    category lists every figure and table (clicked through as a reader would)."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed (.ci/run installs Debian's chromium package)")
+        pytest.skip("chromium not installed")
+    from .chromium import report_listing
+
+    main = snakemake(workdir, "--config", "gpu=off")
+    assert main.returncode == 0, main.stderr[-3000:]
+    proc = snakemake(workdir, "--config", "gpu=off", "--report", "report.html")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    listing = report_listing(workdir / "report.html", chromium)
+    sets = [DEFAULT_SET, f"{DEFAULT_SET}_nvcc13.5"]
+    for s in sets:
+        assert listing[f"Figures / {s}"] == STUDY_FIGURES
+        assert listing[f"Tables / {s}"] == STUDY_TABLES
+    assert listing["Figures / static SASS"] == ["static instruction mix"]
+    assert listing["Tables / static SASS"] == ["static SASS summary"]
+    assert listing["Tables / quantization"] == ["quantization error"]
+    assert sorted(listing["Set comparison"]) == ["changes", "headline"]
+

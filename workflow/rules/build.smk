@@ -58,8 +58,10 @@ rule sass_table:
         resources=lambda w: [p for p in build_outputs() if p.endswith(".resources.json")],
     output:
         mix="results/tables/sass/static_mix.parquet",
-        summary="figures/sass/static_summary.csv",
-        png="figures/sass/static_mix.png",
+        summary=report("figures/sass/static_summary.csv", caption="../report/static_summary.rst",
+                       category="Tables", subcategory="static SASS", labels={"table": "static SASS summary"}),
+        png=report("figures/sass/static_mix.png", caption="../report/static_mix.rst", category="Figures",
+                   subcategory="static SASS", labels={"figure": "static instruction mix"}),
         pdf="figures/sass/static_mix.pdf",
     params:
         kernels=KERNELS,

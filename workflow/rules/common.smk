@@ -25,6 +25,7 @@ TILING = tiling_from_config(config)
 TOOLS = config.get("tools") or {}
 PYTHON = sys.executable
 FIGURE_NAMES = ["occupancy_vs_throughput", "coalescing", "dram_active"]
+STUDY_FIGURES = ["throughput", "speedup", "instructions", "ablation", "roofline"]
 
 # One GPU job at a time unless the command line grants more (--resources gpu=N); rules
 # that use the GPU declare resources: gpu=1. Snakemake leaves a resource nobody
@@ -55,6 +56,7 @@ wildcard_constraints:
     a=r"[A-Za-z0-9._-]+",
     b=r"[A-Za-z0-9._-]+",
     figure="|".join(FIGURE_NAMES),
+    study_figure="|".join(STUDY_FIGURES),
     report=REPORT_STEM,
     r=r"[1-9]\d*",
 
@@ -114,6 +116,22 @@ def metadata_input(wildcards):
     return metadata_of(wildcards.set)
 
 
+def references_input(wildcards):
+    """The set's measured reference rates, when it has (or will have) them."""
+    path = f"profiles/{wildcards.set}/references.csv"
+    return [path] if wildcards.set == GPU_SET or Path(path).exists() else []
+
+
+def static_summary_input(wildcards):
+    """The static SASS table, when this machine can build it."""
+    return [] if _build_note else ["figures/sass/static_summary.csv"]
+
+
+def study_sets():
+    """Sets with event timings: the study's tables and figures are drawn for these."""
+    return [s for s in SETS if s == GPU_SET or Path(f"profiles/{s}/timings.csv").exists()]
+
+
 def build_outputs():
     if _build_note:
         return []
@@ -149,6 +167,9 @@ def final_outputs():
     for s in SETS:
         out += [f"results/tables/{s}/metrics.parquet", f"results/tables/{s}/summary.csv"]
         out += expand("figures/{set}/{figure}.{ext}", set=s, figure=FIGURE_NAMES, ext=["png", "pdf"])
+    for s in study_sets():
+        out += [f"figures/{s}/study/claims.csv", f"figures/{s}/study/kernel_summary.csv"]
+        out += expand("figures/{set}/study/{f}.{ext}", set=s, f=STUDY_FIGURES, ext=["png", "pdf"])
     if GPU_SET:
         out.append(f"profiles/{GPU_SET}/references.csv")
     return out + compare_outputs() + ["figures/quant/quantization_error.csv"]

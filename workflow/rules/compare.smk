@@ -11,9 +11,11 @@ rule compare_sets:
         meta_candidate=lambda w: metadata_of(w.b),
     output:
         diff="results/compare/{a}__vs__{b}/diff.parquet",
-        changes="figures/compare/{a}__vs__{b}/changes.csv",
+        changes=report("figures/compare/{a}__vs__{b}/changes.csv", caption="../report/changes.rst",
+                       category="Set comparison", subcategory="{a} vs {b}", labels={"table": "changes"}),
         metadata="figures/compare/{a}__vs__{b}/metadata.csv",
-        png="figures/compare/{a}__vs__{b}/headline.png",
+        png=report("figures/compare/{a}__vs__{b}/headline.png", caption="../report/headline.rst",
+                   category="Set comparison", subcategory="{a} vs {b}", labels={"figure": "headline"}),
         pdf="figures/compare/{a}__vs__{b}/headline.pdf",
     params:
         thresholds=config.get("compare", {}),

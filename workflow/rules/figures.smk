@@ -5,7 +5,8 @@ rule figure:
     input:
         summary="results/tables/{set}/summary.csv",
     output:
-        png="figures/{set}/{figure}.png",
+        png=report("figures/{set}/{figure}.png", caption="../report/figure.rst", category="Figures",
+                   subcategory="{set}", labels={"figure": "{figure}"}),
         pdf="figures/{set}/{figure}.pdf",
     log:
         "logs/figure/{set}/{figure}.log",

@@ -46,7 +46,8 @@ rule summary:
 
 rule quantization_error:
     output:
-        csv="figures/quant/quantization_error.csv",
+        csv=report("figures/quant/quantization_error.csv", caption="../report/quantization_error.rst",
+                   category="Tables", subcategory="quantization", labels={"table": "quantization error"}),
     params:
         sizes=[(512, 512, k) for k in (512, 1024, 2048, 4096, 8192)],
         seed=config.get("quant_seed", 0),

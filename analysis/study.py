@@ -1,0 +1,283 @@
+"""The study's tables and claims, computed from a set's summary table, its reference
+rates and the static SASS table: nothing here is typed by hand.
+
+Inputs (all produced by the workflow):
+    summary: results/tables/{set}/summary.csv (:func:`analysis.tables.summary`), one row per
+        (kernel, N) with the event timings (median_ns, p25_ns, p75_ns, repeats) and the
+        Nsight Compute metrics of :data:`analysis.tables.SUMMARY_METRICS`.
+    references: profiles/{set}/references.csv (:mod:`analysis.references`) or None.
+    static: figures/sass/static_summary.csv (:mod:`analysis.sass`), per kernel and arch.
+    registry: the config's ``kernels`` mapping (precision, mma, baseline, change, ...).
+
+Throughput is always 2*N^3 / median event-timed duration (outside the profiler).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
+DRAM_CYC = "dram__cycles_active.avg"
+DRAM_PCT = "dram__cycles_active.avg.pct_of_peak_sustained_elapsed"
+INST = "smsp__inst_executed.sum"
+DUR = "gpu__time_duration.sum"
+#: The k64 kernel whose knobs the INT4 ablation turns.
+ABLATION_ROOT = "int4_ptx_mma_k64"
+
+
+def spearman(x, y) -> float:
+    """Spearman's rank correlation of two equal-length sequences: the Pearson correlation
+    of their ranks, ties given their average rank (Spearman 1904). NaN pairs are dropped;
+    NaN when fewer than 3 pairs remain or a sequence is constant."""
+    d = pd.DataFrame({"x": x, "y": y}).dropna()
+    if len(d) < 3 or d["x"].nunique() < 2 or d["y"].nunique() < 2:
+        return float("nan")
+    return float(d["x"].rank().corr(d["y"].rank()))
+
+
+def _faster(k: pd.Series, b: pd.Series) -> pd.Series:
+    """Kernel rows k faster than baseline rows b beyond the spread: the kernel's p75 below
+    the baseline's p25 (interquartile ranges of the event timings disjoint)."""
+    return k["p75_ns"] < b["p25_ns"]
+
+
+def speedups(summary: pd.DataFrame, registry: dict) -> pd.DataFrame:
+    """Speedups from the event-timed medians, one row per (kernel, reference, N).
+
+    Rows: every non-WMMA kernel against the WMMA kernel of its precision (``vs_baseline``);
+    the k64 ablation kernels (int4_ptx_mma_k64_*) against int4_ptx_mma_k64 (``ablation``);
+    and the fastest INT8 and INT4 kernels at the largest N against fp16_wmma (``vs_fp16_wmma``).
+
+    Columns: comparison, kernel, reference, precision, n, kernel_median_ns,
+    reference_median_ns, speedup (= reference_median_ns / kernel_median_ns),
+    faster_beyond_spread (kernel p75 < reference p25), slower_beyond_spread.
+    """
+    t = summary.dropna(subset=["median_ns"]).set_index(["kernel", "n"])
+    rows = []
+
+    def add(comparison, kernel, ref):
+        for n in sorted(set(t.loc[kernel].index) & set(t.loc[ref].index)) if kernel in t.index and ref in t.index else []:
+            k, b = t.loc[(kernel, n)], t.loc[(ref, n)]
+            rows.append({"comparison": comparison, "kernel": kernel, "reference": ref,
+                         "precision": k["precision"], "n": int(n), "kernel_median_ns": k["median_ns"],
+                         "reference_median_ns": b["median_ns"], "speedup": b["median_ns"] / k["median_ns"],
+                         "faster_beyond_spread": bool(_faster(k, b)),
+                         "slower_beyond_spread": bool(_faster(b, k))})
+
+    wmma = {spec["precision"]: k for k, spec in registry.items() if spec.get("mma", "").startswith("wmma")}
+    for kernel, spec in registry.items():
+        if kernel in wmma.values():
+            continue
+        if kernel.startswith(ABLATION_ROOT + "_"):
+            add("ablation", kernel, ABLATION_ROOT)
+        if spec["precision"] in wmma:
+            add("vs_baseline", kernel, wmma[spec["precision"]])
+    largest = t.index.get_level_values("n").max() if len(t) else None
+    for prec in ("int8", "int4"):
+        at = summary[(summary["precision"] == prec) & (summary["n"] == largest)].dropna(subset=["median_ns"])
+        if len(at) and "fp16_wmma" in t.index:
+            add("vs_fp16_wmma", at.loc[at["median_ns"].idxmin(), "kernel"], "fp16_wmma")
+    cols = ["comparison", "kernel", "reference", "precision", "n", "kernel_median_ns", "reference_median_ns",
+            "speedup", "faster_beyond_spread", "slower_beyond_spread"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def occupancy_correlation(summary: pd.DataFrame) -> pd.DataFrame:
+    """Spearman correlation of achieved occupancy (%) and throughput, per precision over
+    every (kernel, N) point, and per (precision, N) across kernels.
+
+    Columns: precision, n (0 = all N pooled), points, spearman, top_occupancy_kernel,
+    fastest_kernel.
+    """
+    rows = []
+    for prec, g in summary.groupby("precision"):
+        groups = [(0, g)] + list(g.groupby("n"))
+        for n, h in groups:
+            h = h.dropna(subset=[OCC, "throughput"])
+            rows.append({"precision": prec, "n": int(n), "points": len(h),
+                         "spearman": spearman(h[OCC], h["throughput"]),
+                         "top_occupancy_kernel": h.loc[h[OCC].idxmax(), "kernel"] if len(h) else None,
+                         "fastest_kernel": h.loc[h["throughput"].idxmax(), "kernel"] if len(h) else None})
+    return pd.DataFrame(rows)
+
+
+def instruction_ratios(summary: pd.DataFrame, registry: dict) -> pd.DataFrame:
+    """Executed warp instructions (smsp__inst_executed.sum) of each kernel relative to its
+    registry baseline at each N. Columns: kernel, baseline, precision, n, inst_executed,
+    baseline_inst_executed, ratio."""
+    t = summary.set_index(["kernel", "n"])
+    rows = []
+    for kernel, spec in registry.items():
+        base = spec.get("baseline")
+        if not base or kernel not in t.index or base not in t.index:
+            continue
+        for n in sorted(set(t.loc[kernel].index) & set(t.loc[base].index)):
+            k, b = t.loc[(kernel, n), INST], t.loc[(base, n), INST]
+            rows.append({"kernel": kernel, "baseline": base, "precision": spec["precision"], "n": int(n),
+                         "inst_executed": k, "baseline_inst_executed": b, "ratio": k / b})
+    return pd.DataFrame(rows, columns=["kernel", "baseline", "precision", "n", "inst_executed",
+                                       "baseline_inst_executed", "ratio"])
+
+
+def roofline(summary: pd.DataFrame) -> pd.DataFrame:
+    """Each (kernel, N) on a roofline from Nsight Compute's metrics: DRAM bytes =
+    dram__bytes_read.sum + dram__bytes_write.sum; arithmetic intensity = 2*N^3 / DRAM
+    bytes (op/byte); achieved = 2*N^3 / gpu__time_duration.sum (the profiled launch);
+    ncu's DRAM peak = dram__bytes.sum.peak_sustained (byte/cycle) x
+    dram__cycles_elapsed.avg.per_second (cycle/s), in TB/s.
+
+    Columns: kernel, precision, n, dram_bytes, intensity_op_per_byte, achieved (in unit),
+    unit, ncu_dram_peak_tb_s.
+    """
+    s = summary.copy()
+    ops = s["n"].astype("float64") ** 3 * 2.0
+    s["dram_bytes"] = s["dram__bytes_read.sum"] + s["dram__bytes_write.sum"]
+    s["intensity_op_per_byte"] = ops / s["dram_bytes"].replace(0, np.nan)
+    s["achieved"] = ops / s[DUR] / 1e3
+    s["unit"] = s["throughput_unit"]
+    s["ncu_dram_peak_tb_s"] = s["dram__bytes.sum.peak_sustained"] * s["dram__cycles_elapsed.avg.per_second"] / 1e12
+    return s[["kernel", "precision", "n", "dram_bytes", "intensity_op_per_byte", "achieved", "unit",
+              "ncu_dram_peak_tb_s"]].reset_index(drop=True)
+
+
+def kernel_summary(summary: pd.DataFrame, static: pd.DataFrame | None, arch: str) -> pd.DataFrame:
+    """The study's summary per (kernel, N): event-timed duration and spread, throughput,
+    occupancy, coalescing, DRAM-active cycles, executed instructions, registers (from the
+    profiled launch) and spills (ptxas, for ``arch``, from the static SASS table)."""
+    cols = {"median_ns": "duration_median_ns", "p25_ns": "duration_p25_ns", "p75_ns": "duration_p75_ns",
+            "repeats": "repeats", "throughput": "throughput", "throughput_unit": "throughput_unit",
+            OCC: OCC, "ldgsts_sectors_per_request": "ldgsts_sectors_per_request",
+            "ldgsts_bytes_per_sector": "ldgsts_bytes_per_sector",
+            "global_ld_sectors_per_request": "global_ld_sectors_per_request",
+            DRAM_CYC: DRAM_CYC, DRAM_PCT: DRAM_PCT, INST: INST,
+            "launch__registers_per_thread": "launch__registers_per_thread"}
+    out = summary[["kernel", "precision", "n", *cols]].rename(columns=cols)
+    if static is not None and len(static):
+        sp = static[static["arch"] == arch].set_index("kernel")
+        out["spill_store_bytes"] = out["kernel"].map(sp["spill_store_bytes"])
+        out["spill_load_bytes"] = out["kernel"].map(sp["spill_load_bytes"])
+    else:
+        out["spill_store_bytes"] = out["spill_load_bytes"] = np.nan
+    return out.sort_values(["precision", "kernel", "n"]).reset_index(drop=True)
+
+
+def _fmt_range(v: pd.Series, suffix: str = "x") -> str:
+    return f"{v.min():.2f}-{v.max():.2f}{suffix}" if len(v) else "not measured"
+
+
+def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, arch: str) -> pd.DataFrame:
+    """Each claim of the study as a test on this set: claim, test, measured, holds
+    (True/False, or None where the set lacks the kernels), note.
+
+    "Faster" means faster beyond the spread of the event timings (interquartile ranges
+    disjoint, see :func:`speedups`); speedups are ratios of medians.
+    """
+    sp = speedups(summary, registry)
+    t = summary.dropna(subset=["median_ns"])
+    largest = int(t["n"].max()) if len(t) else None
+    emulated = (set(static.loc[(static["arch"] == arch) & static["emulated"].astype(bool), "kernel"])
+                if static is not None and len(static) else set())
+    rows = []
+
+    def claim(text, test, measured, holds, note=""):
+        rows.append({"claim": text, "test": test, "measured": measured,
+                     "holds": None if holds is None else bool(holds), "note": note})
+
+    # 1. FP16
+    f = sp[(sp["comparison"] == "vs_baseline") & (sp["precision"] == "fp16")]
+    fast = f[f["faster_beyond_spread"]]
+    claim("FP16: hand-written PTX gives no end-to-end speedup over fp16_wmma",
+          "no FP16 PTX kernel is faster than fp16_wmma beyond the timing spread at any N",
+          f"speedups {_fmt_range(f['speedup'])}; faster beyond spread: "
+          + (", ".join(f"{r.kernel} N={r.n} ({r.speedup:.3f}x)" for r in fast.itertuples()) or "none"),
+          None if f.empty else fast.empty)
+    at = t[(t["precision"] == "fp16") & (t["n"] == largest)]["throughput"]
+    claim("FP16: at large N all kernels converge",
+          f"FP16 throughputs at N={largest} within 5 % of each other (max/min - 1)",
+          f"{at.min():.1f}-{at.max():.1f} TFLOP/s, spread {100 * (at.max() / at.min() - 1):.1f} %" if len(at) else "not measured",
+          None if at.empty else at.max() / at.min() - 1 <= 0.05)
+    # 2. INT8
+    k32 = sp[(sp["kernel"] == "int8_ptx_mma_k32") & (sp["comparison"] == "vs_baseline")]
+    claim("INT8: PTX 1.4-1.8x faster than WMMA", "int8_ptx_mma_k32 / int8_wmma speedup in [1.4, 1.8] at every N",
+          _fmt_range(k32["speedup"]), None if k32.empty else k32["speedup"].between(1.4, 1.8).all())
+    i8 = t[t["precision"] == "int8"]
+    best8 = i8.loc[i8.groupby("n")["throughput"].idxmax()]
+    claim("INT8: int8_ptx_mma_k32 is the fastest INT8 kernel at every N",
+          "int8_ptx_mma_k32 has the highest median throughput among INT8 kernels at every N",
+          "; ".join(f"N={r.n}: {r.kernel}" for r in best8.itertuples()),
+          None if best8.empty else (best8["kernel"] == "int8_ptx_mma_k32").all())
+    # 3. INT4
+    k64 = sp[(sp["kernel"] == "int4_ptx_mma_k64") & (sp["comparison"] == "vs_baseline")]
+    why = ""
+    if {"int4_ptx_mma_k64", "int4_wmma"} <= emulated:
+        tens = static[static["arch"] == arch].set_index("kernel")["tensor_instructions"]
+        why = (f"SASS on {arch}: no S4 tensor instruction, the s4 MMAs are emulated (int4_ptx_mma_k64 issues "
+               f"{tens['int4_ptx_mma_k64']}, int4_wmma {tens['int4_wmma']}, plus integer unpacking)")
+    claim("INT4: PTX 2.9-4.3x faster than WMMA (native m16n8k64.s4)",
+          "int4_ptx_mma_k64 / int4_wmma speedup in [2.9, 4.3] at every N", _fmt_range(k64["speedup"]),
+          None if k64.empty else k64["speedup"].between(2.9, 4.3).all(), why)
+    i4 = t[t["precision"] == "int4"]
+    small, large = (int(i4["n"].min()), int(i4["n"].max())) if len(i4) else (None, None)
+    fastest = {n: i4.loc[i4[i4["n"] == n]["throughput"].idxmax(), "kernel"] for n in (small, large)} if len(i4) else {}
+    claim("INT4: the 3-stage pipeline wins at small N, the k64 kernel at large N",
+          f"fastest INT4 kernel at N={small} is int4_ptx_3stage and at N={large} int4_ptx_mma_k64",
+          "; ".join(f"N={n}: {k}" for n, k in fastest.items()) or "not measured",
+          None if not fastest else fastest[small] == "int4_ptx_3stage" and fastest[large] == "int4_ptx_mma_k64")
+    # 4. against fp16_wmma
+    vs = sp[(sp["comparison"] == "vs_fp16_wmma") & (sp["n"] == largest)].set_index("precision")
+    for prec, lo in (("int8", 34.4), ("int4", 98.7)):
+        r = vs.loc[prec] if prec in vs.index else None
+        claim(f"{prec.upper()}: the best kernel reaches {lo}x fp16_wmma at N=8192",
+              f"fastest {prec.upper()} kernel at N={largest} / fp16_wmma speedup >= {lo}",
+              f"{r['kernel']}: {r['speedup']:.2f}x" if r is not None else "not measured",
+              None if r is None else r["speedup"] >= lo,
+              "a ratio of TOP/s to TFLOP/s on one GPU is bounded by the tensor-rate ratio of the two "
+              "precisions; see the ceilings in references.csv")
+    # 5. occupancy
+    occ = occupancy_correlation(summary)
+    per_n = occ[occ["n"] > 0]
+    agree = per_n[per_n["top_occupancy_kernel"] == per_n["fastest_kernel"]]
+    claim("Occupancy is a poor predictor of throughput",
+          "in most (precision, N) groups the highest-occupancy kernel is not the fastest",
+          f"highest occupancy is also fastest in {len(agree)} of {len(per_n)} groups; pooled Spearman "
+          + ", ".join(f"{r.precision} {r.spearman:.2f}" for r in occ[occ["n"] == 0].itertuples()),
+          None if per_n.empty else len(agree) < len(per_n) / 2)
+    i8n = per_n[(per_n["precision"] == "int8") & (per_n["n"] == largest)]
+    claim("int8_wmma has the highest occupancy and is not the fastest",
+          f"at N={largest} int8_wmma has the highest INT8 occupancy and another kernel is faster",
+          f"top occupancy {i8n['top_occupancy_kernel'].iloc[0]}, fastest {i8n['fastest_kernel'].iloc[0]}" if len(i8n) else "not measured",
+          None if i8n.empty else (i8n["top_occupancy_kernel"].iloc[0] == "int8_wmma"
+                                  and i8n["fastest_kernel"].iloc[0] != "int8_wmma"))
+    # 6. DRAM
+    big = summary[summary["n"] == largest]
+    rhos = {p: spearman(g[DUR], g[DRAM_CYC]) for p, g in big.groupby("precision")}
+    claim("At large N, duration tracks DRAM-active cycles",
+          f"within each precision, Spearman correlation of gpu__time_duration.sum and dram__cycles_active.avg "
+          f"across kernels at N={largest} >= 0.8",
+          ", ".join(f"{p} {r:.2f}" for p, r in rhos.items()) + f"; DRAM active {big[DRAM_PCT].min():.0f}-"
+          f"{big[DRAM_PCT].max():.0f} % of elapsed",
+          None if not rhos or any(np.isnan(r) for r in rhos.values()) else all(r >= 0.8 for r in rhos.values()))
+    # 7. ablation
+    ab = sp[sp["comparison"] == "ablation"]
+    better = ab[ab["faster_beyond_spread"]]
+    claim("INT4 k64 ablation: the chosen configuration is a local optimum",
+          "no single-knob variant of int4_ptx_mma_k64 is faster beyond the timing spread at any N",
+          f"variant / k64 speedups {_fmt_range(ab['speedup'])}; faster: "
+          + (", ".join(f"{r.kernel} N={r.n} ({r.speedup:.3f}x)" for r in better.itertuples()) or "none"),
+          None if ab.empty else better.empty,
+          "no transposed-B variant is built, so 'transposed B hurts coalescing' is not tested")
+    return pd.DataFrame(rows, columns=["claim", "test", "measured", "holds", "note"])
+
+
+def to_markdown(df: pd.DataFrame) -> str:
+    """A pipe table of ``df`` (cells as text, '|' escaped), for the Markdown tables."""
+    def cell(v):
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return ""
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v).replace("|", "\\|")
+    head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns) + "\n"
+    return head + "".join("| " + " | ".join(cell(v) for v in row) + " |\n" for row in df.itertuples(index=False))
+

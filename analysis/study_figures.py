@@ -1,0 +1,179 @@
+"""The study's figures beyond the per-set ones of :mod:`analysis.figures`, each drawn from
+the tables of :mod:`analysis.study` (so a test can hold the plotted data against them).
+
+Every function returns a matplotlib Figure; :func:`analysis.figures.save` writes PNG and PDF.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from .figures import OKABE_ITO, STYLE, _n_axis, _precisions, kernel_styles
+
+UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
+LIBRARY = {"fp16": "cublas_fp16", "int8": "cublaslt_int8"}
+
+
+def _legend_below(ax, fontsize: float = 5.5) -> None:
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=fontsize)
+
+
+def _ratio_lines(ax, df: pd.DataFrame, column: str, styles: dict, label=lambda kernel, g: kernel) -> None:
+    """One line per kernel of ``column`` against N, a reference line at 1 and the N axis."""
+    for kernel, g in df.sort_values("n").groupby("kernel"):
+        ax.plot(g["n"], g[column], label=label(kernel, g), **styles[kernel])
+    ax.axhline(1.0, color="#555555", linewidth=0.8)
+    if len(df):
+        _n_axis(ax, df)
+
+
+def _panels(n: int, width: float = 3.8, height: float = 3.4):
+    fig, axes = plt.subplots(1, max(n, 1), figsize=(width * max(n, 1), height), squeeze=False)
+    return fig, axes[0]
+
+
+def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: str):
+    """Event-timed throughput against N, one panel per precision, error bars from the 25th
+    to 75th percentile of the timings; the vendor library at each N (dashed, black) and
+    the measured mma.sync ceiling of the precision (dotted line) from references.csv."""
+    precs = _precisions(summary)
+    styles = kernel_styles(list(summary["kernel"].unique()))
+    ops = 2.0 * summary["n"].astype("float64") ** 3
+    s = summary.assign(t_lo=ops / summary["p75_ns"] / 1e3, t_hi=ops / summary["p25_ns"] / 1e3)
+    with plt.rc_context(STYLE):
+        fig, axes = _panels(len(precs), 4.4, 5.0)
+        for ax, prec in zip(axes, precs):
+            sub = s[s["precision"] == prec]
+            for kernel, g in sub.sort_values("n").groupby("kernel"):
+                ax.errorbar(g["n"], g["throughput"], yerr=[g["throughput"] - g["t_lo"], g["t_hi"] - g["throughput"]],
+                            label=kernel, capsize=2, markersize=4, linewidth=1, **styles[kernel])
+            if references is not None and len(references):
+                lib = references[(references["name"] == LIBRARY.get(prec)) & (references["n"] > 0)].sort_values("n")
+                if len(lib):
+                    ax.plot(lib["n"], lib["rate"], color="#000000", linestyle="--", linewidth=1.2,
+                            label=f"{LIBRARY[prec]} (vendor library)")
+                ceil = references[(references["kind"] == "ceiling") & (references["precision"] == prec)]
+                for r in ceil.itertuples():
+                    ax.axhline(r.rate, color="#555555", linestyle=":", linewidth=1)
+                    ax.annotate(f"{r.name}: {r.rate:.0f} {r.unit}", (0.02, r.rate), xycoords=("axes fraction", "data"),
+                                fontsize=6, xytext=(0, 2), textcoords="offset points", color="#555555")
+            _n_axis(ax, sub)
+            ax.set_yscale("log")
+            ax.set_ylabel(f"throughput ({UNIT[prec]})")
+            ax.set_title(prec.upper())
+            _legend_below(ax)
+        fig.suptitle(f"Throughput (2N^3 / median event time, IQR bars) - {title}")
+        fig.tight_layout()
+    return fig
+
+
+def speedup(sp: pd.DataFrame, title: str):
+    """Speedups (ratio of medians) against N: left, each PTX kernel over its WMMA baseline,
+    one panel per precision; right, the fastest INT8 and INT4 kernels over fp16_wmma."""
+    base = sp[sp["comparison"] == "vs_baseline"]
+    precs = _precisions(base)
+    styles = kernel_styles(list(sp["kernel"].unique()))
+    with plt.rc_context(STYLE):
+        fig, axes = _panels(len(precs) + 1, 3.6, 4.6)
+        for ax, prec in zip(axes, precs):
+            sub = base[base["precision"] == prec]
+            _ratio_lines(ax, sub, "speedup", styles)
+            ax.set_ylabel(f"speedup over {sub['reference'].iloc[0]} (x)")
+            ax.set_title(prec.upper())
+            _legend_below(ax)
+        ax = axes[-1]
+        _ratio_lines(ax, sp[sp["comparison"] == "vs_fp16_wmma"], "speedup", styles,
+                     lambda kernel, g: f"{kernel} / fp16_wmma")
+        ax.set_ylabel("speedup over fp16_wmma (x)")
+        ax.set_title("fastest INT8 / INT4 at the largest N")
+        _legend_below(ax, 6)
+        fig.suptitle(f"Speedup (ratio of median event times) - {title}")
+        fig.tight_layout()
+    return fig
+
+
+def instructions(ratios: pd.DataFrame, static: pd.DataFrame | None, arch: str, title: str):
+    """Left: executed warp instructions (smsp__inst_executed.sum) relative to the kernel's
+    baseline at each N. Right: the static SASS instruction classes of the same kernels for
+    ``arch`` (cuobjdump -sass), stacked."""
+    styles = kernel_styles(list(ratios["kernel"].unique()))
+    with plt.rc_context(STYLE):
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1, 1.4]})
+        _ratio_lines(ax1, ratios, "ratio", styles, lambda kernel, g: f"{kernel} / {g['baseline'].iloc[0]}")
+        ax1.set_yscale("log")
+        ax1.set_ylabel("executed instructions / baseline's (x)\nsmsp__inst_executed.sum")
+        ax1.legend(loc="best", fontsize=5)
+        if static is not None and len(static):
+            st = static[(static["arch"] == arch) & static["kernel"].isin(set(ratios["kernel"]) | set(ratios["baseline"]))]
+            st = st.sort_values(["precision", "kernel"])
+            cols = [c for c in st.columns if c.startswith("static_") and c != "static_total"]
+            bottom = np.zeros(len(st))
+            for i, c in enumerate(cols):
+                ax2.bar(range(len(st)), st[c], bottom=bottom, color=OKABE_ITO[i % len(OKABE_ITO)],
+                        hatch="//" if i >= len(OKABE_ITO) else None, label=c.removeprefix("static_").replace("_", " "))
+                bottom += st[c].to_numpy()
+            ax2.set_xticks(range(len(st)), [k + (" (emulated)" if e else "") for k, e in zip(st["kernel"], st["emulated"])],
+                           rotation=60, ha="right", fontsize=6)
+            ax2.set_ylabel(f"static SASS instructions ({arch}) (instruction)")
+            ax2.legend(loc="upper left", fontsize=5, ncol=2)
+        fig.suptitle(f"Executed instructions against the baseline, beside the static mix - {title}")
+        fig.tight_layout()
+    return fig
+
+
+def ablation(sp: pd.DataFrame, title: str):
+    """The INT4 k64 ablation: each single-knob variant's speedup over int4_ptx_mma_k64
+    (ratio of medians) against N; 1 = no change, below 1 = the knob slows it down."""
+    ab = sp[sp["comparison"] == "ablation"]
+    styles = kernel_styles(list(ab["kernel"].unique()))
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(5.5, 3.6))
+        _ratio_lines(ax, ab, "speedup", styles)
+        ax.set_ylabel("speedup over int4_ptx_mma_k64 (x)")
+        ax.legend(loc="best", fontsize=6)
+        fig.suptitle(f"INT4 k64 ablation, one knob at a time - {title}", fontsize=9)
+        fig.tight_layout()
+    return fig
+
+
+def roofline(rl: pd.DataFrame, references: pd.DataFrame | None, title: str):
+    """Roofline per precision: achieved rate (2N^3 / gpu__time_duration.sum) against
+    arithmetic intensity (2N^3 / DRAM bytes, Nsight Compute's dram__bytes_read/write.sum),
+    under the measured ceilings (mma.sync loop; DRAM copy) and ncu's DRAM peak."""
+    precs = _precisions(rl)
+    styles = kernel_styles(list(rl["kernel"].unique()))
+    with plt.rc_context(STYLE):
+        fig, axes = _panels(len(precs), 4.2, 5.0)
+        for ax, prec in zip(axes, precs):
+            sub = rl[(rl["precision"] == prec)].dropna(subset=["intensity_op_per_byte", "achieved"])
+            for kernel, g in sub.sort_values("n").groupby("kernel"):
+                ax.plot(g["intensity_op_per_byte"], g["achieved"], label=kernel, linewidth=0.8, **styles[kernel])
+            x = np.logspace(np.log10(max(sub["intensity_op_per_byte"].min() / 3, 1e-3)),
+                            np.log10(sub["intensity_op_per_byte"].max() * 3), 50) if len(sub) else np.array([1.0, 10.0])
+            peak = sub["ncu_dram_peak_tb_s"].median() if len(sub) else np.nan
+            if np.isfinite(peak):
+                ax.plot(x, peak * x, color="#555555", linestyle="-.", linewidth=0.8,
+                        label=f"ncu DRAM peak {peak:.2f} TB/s")
+            if references is not None and len(references):
+                copy = references[references["name"] == "dram_copy"]
+                tensor = references[(references["kind"] == "ceiling") & (references["precision"] == prec)]
+                for r in tensor.itertuples():
+                    ax.axhline(r.rate, color="#000000", linestyle=":", linewidth=1, label=f"{r.name} {r.rate:.0f} {r.unit}")
+                if len(copy):
+                    bw = copy["rate"].iloc[0]
+                    ax.plot(x, bw * x, color="#000000", linestyle="--", linewidth=1,
+                            label=f"DRAM copy {bw:.2f} TB/s (measured)")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("arithmetic intensity (op/byte of DRAM traffic)")
+            ax.set_ylabel(f"achieved ({UNIT[prec]})")
+            ax.set_title(prec.upper())
+            _legend_below(ax, 5)
+        fig.suptitle(f"Roofline from Nsight Compute metrics under the measured ceilings - {title}")
+        fig.tight_layout()
+    return fig

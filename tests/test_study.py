@@ -1,0 +1,168 @@
+"""The study's tables, claims and figures, held against the committed H200 data they come from."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import figures, study
+from analysis import study_figures as sf
+
+
+@pytest.fixture(scope="module")
+def sp(summ, registry):
+    return study.speedups(summ, registry)
+
+
+def test_speedup_is_the_ratio_of_the_two_medians(sp, timings):
+    """Every speedup equals reference median / kernel median read straight from timings.csv."""
+    med = timings.set_index(["kernel", "n"])["median_ns"]
+    assert len(sp) > 50
+    for r in sp.itertuples():
+        assert r.speedup == pytest.approx(med[(r.reference, r.n)] / med[(r.kernel, r.n)], rel=1e-12)
+    # every PTX kernel with a WMMA baseline appears at all five sizes
+    base = sp[sp["comparison"] == "vs_baseline"]
+    assert base.groupby("kernel")["n"].nunique().eq(5).all()
+    assert {"int8_ptx_mma_k32", "fp16_ptx_mma_k16", "int4_ptx_mma_k64"} <= set(base["kernel"])
+
+
+def test_faster_beyond_spread_uses_disjoint_quartiles(sp, timings):
+    t = timings.set_index(["kernel", "n"])
+    for r in sp.itertuples():
+        assert r.faster_beyond_spread == (t.loc[(r.kernel, r.n), "p75_ns"] < t.loc[(r.reference, r.n), "p25_ns"])
+
+
+def test_plotted_speedup_equals_the_table(sp):
+    fig = sf.speedup(sp, "test")
+    try:
+        plotted = {}
+        for ax in fig.axes:
+            for line in ax.get_lines():
+                label = line.get_label()
+                if not label.startswith("_"):
+                    plotted[label] = (list(line.get_xdata()), list(line.get_ydata()))
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    base = sp[sp["comparison"] == "vs_baseline"]
+    for kernel, g in base.sort_values("n").groupby("kernel"):
+        assert plotted[kernel] == (g["n"].tolist(), g["speedup"].tolist())
+    vs = sp[sp["comparison"] == "vs_fp16_wmma"]
+    assert len(vs) == 2 * 5
+    for kernel, g in vs.sort_values("n").groupby("kernel"):
+        assert plotted[f"{kernel} / fp16_wmma"][1] == g["speedup"].tolist()
+
+
+def test_spearman_known_values():
+    assert study.spearman([1, 2, 3, 4], [10, 20, 30, 45]) == pytest.approx(1.0)
+    assert study.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # ties get average ranks: ranks x = (1.5, 1.5, 3, 4), y = (1, 2, 3, 4)
+    assert study.spearman([5, 5, 6, 7], [1, 2, 3, 4]) == pytest.approx(np.corrcoef([1.5, 1.5, 3, 4], [1, 2, 3, 4])[0, 1])
+    assert np.isnan(study.spearman([1, 2], [2, 1]))
+
+
+def test_printed_correlation_equals_the_computed_one(summ):
+    """The rho printed on the occupancy figure equals 1 - 6 sum d^2 / (n (n^2 - 1)) over the
+    panel's points (no ties among these real values), computed here independently."""
+    occ = study.OCC
+    fig = figures.occupancy_vs_throughput(summ, "test")
+    try:
+        printed = {ax.get_title(): t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid() == "spearman"}
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    assert set(printed) == {"FP16", "INT8", "INT4"}
+    for prec, text in printed.items():
+        sub = summ[summ["precision"] == prec.lower()].dropna(subset=[occ, "throughput"])
+        rx = sub[occ].to_numpy().argsort().argsort()
+        ry = sub["throughput"].to_numpy().argsort().argsort()
+        n = len(sub)
+        assert sub[occ].is_unique and sub["throughput"].is_unique
+        rho = 1 - 6 * ((rx - ry) ** 2).sum() / (n * (n**2 - 1))
+        m = re.search(r"rho = (-?[\d.]+) \(n = (\d+)\)", text)
+        assert m and float(m.group(1)) == pytest.approx(rho, abs=0.005) and int(m.group(2)) == n
+
+
+def test_throughput_figure_plots_the_timings_and_references(summ, references):
+    fig = sf.throughput(summ, references, "test")
+    try:
+        panels = {ax.get_title(): ax for ax in fig.axes}
+        for prec, ax in panels.items():
+            lines = {ln.get_label(): ln for ln in ax.get_lines()}
+            sub = summ[summ["precision"] == prec.lower()]
+            for kernel, g in sub.sort_values("n").groupby("kernel"):
+                # errorbar's data line carries no label; its container does
+                cont = [c for c in ax.containers if c.get_label() == kernel]
+                assert len(cont) == 1
+                assert list(cont[0].lines[0].get_ydata()) == g["throughput"].tolist()
+            lib = sf.LIBRARY.get(prec.lower())
+            if lib:
+                ref = references[references["name"] == lib].sort_values("n")
+                assert list(lines[f"{lib} (vendor library)"].get_ydata()) == ref["rate"].tolist()
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+    assert set(panels) == {"FP16", "INT8", "INT4"}
+
+
+def test_references_are_measured(references, timings):
+    """Ceilings for the three mma shapes and the copy, and both libraries at every N."""
+    ceil = references[references["kind"] == "ceiling"].set_index("name")
+    assert set(ceil.index) == {"peak_mma_m16n8k16_f16_f32", "peak_mma_m16n8k32_s8_s32",
+                               "peak_mma_m16n8k64_s4_s32", "dram_copy"}
+    assert (references["rate"] > 0).all() and (references["repeats"] == 50).all()
+    lib = references[references["kind"] == "library"]
+    assert set(zip(lib["name"], lib["n"])) == {(k, n) for k in ("cublas_fp16", "cublaslt_int8")
+                                               for n in sorted(timings["n"].unique())}
+    # rate = work / median, in T per second
+    assert np.allclose(references["rate"], references["work"] / references["median_ns"] / 1e3)
+    # no kernel of ours runs above the measured mma.sync ceiling of its precision
+    for prec, name in (("fp16", "peak_mma_m16n8k16_f16_f32"), ("int8", "peak_mma_m16n8k32_s8_s32")):
+        assert timings[timings["precision"] == prec]["throughput"].max() < ceil.loc[name, "rate"]
+
+
+def test_roofline_from_the_reports_own_counters(summ, report_tables):
+    rl = study.roofline(summ).set_index(["kernel", "n"])
+    for name, df in list(report_tables.items())[:10]:
+        v = df.set_index("metric")["value"]
+        nbytes = v["dram__bytes_read.sum"] + v["dram__bytes_write.sum"]
+        assert rl.loc[(name.kernel, name.n), "intensity_op_per_byte"] == pytest.approx(2 * name.n**3 / nbytes)
+        assert rl.loc[(name.kernel, name.n), "achieved"] == pytest.approx(2 * name.n**3 / v["gpu__time_duration.sum"] / 1e3)
+    assert rl["ncu_dram_peak_tb_s"].between(3, 6).all()  # H200 HBM3e: 4.8 TB/s nominal
+
+
+def test_claims_table(summ, registry, static, sp):
+    c = study.claims(summ, registry, static, "sm_90")
+    assert len(c) >= 10 and c["claim"].is_unique
+    assert c["measured"].str.len().gt(0).all()
+    row = c.set_index("claim")
+    k32 = sp[(sp["kernel"] == "int8_ptx_mma_k32") & (sp["comparison"] == "vs_baseline")]["speedup"]
+    int8 = row.loc["INT8: PTX 1.4-1.8x faster than WMMA"]
+    assert int8["measured"] == f"{k32.min():.2f}-{k32.max():.2f}x"
+    assert int8["holds"] == bool(k32.between(1.4, 1.8).all())
+    int4 = row.loc["INT4: PTX 2.9-4.3x faster than WMMA (native m16n8k64.s4)"]
+    # on sm_90 both INT4 kernels are emulated (static SASS) and the claim's range is not reached
+    assert "IMMA.16832.S8" in int4["note"] and "no S4 tensor instruction" in int4["note"]
+    assert int4["holds"] is not None and not int4["holds"]
+
+
+def test_instruction_ratios_against_the_reports(summ, registry):
+    r = study.instruction_ratios(summ, registry)
+    inst = summ.set_index(["kernel", "n"])[study.INST]
+    for x in r.itertuples():
+        assert x.ratio == pytest.approx(inst[(x.kernel, x.n)] / inst[(x.baseline, x.n)])
+    assert (r["ratio"] > 0).all()
+
+
+def test_markdown_has_every_row(summ, static):
+    ks = study.kernel_summary(summ, static, "sm_90")
+    md = study.to_markdown(ks)
+    assert md.count("\n") == len(ks) + 2
+    assert (ks["spill_store_bytes"] == 0).all()
+    assert ks["duration_median_ns"].notna().all()

@@ -1,0 +1,30 @@
+"""Rule study_tables: speedups, claims, kernel summary and the other study tables of a set."""
+import json
+
+import pandas as pd
+
+from analysis import study
+from analysis.io import atomic_path
+from analysis.logged import logged
+from analysis.schemas import validate_summary
+
+sm = snakemake  # noqa: F821
+with logged(sm.log[0]):
+    summary = validate_summary(pd.read_csv(sm.input.summary), sm.input.summary)
+    static = pd.read_csv(sm.input.static[0]) if sm.input.static else None
+    arch = json.load(open(sm.input.metadata[0], encoding="utf-8"))["arch"] if sm.input.metadata else "sm_90"
+    kernels = sm.params.kernels
+    tables = {
+        "speedups": study.speedups(summary, kernels),
+        "claims": study.claims(summary, kernels, static, arch),
+        "kernel_summary": study.kernel_summary(summary, static, arch),
+        "occupancy": study.occupancy_correlation(summary),
+        "instructions": study.instruction_ratios(summary, kernels),
+        "roofline": study.roofline(summary),
+    }
+    for name, df in tables.items():
+        with atomic_path(sm.output[name]) as tmp:
+            df.to_csv(tmp, index=False)
+    for name in ("claims", "kernel_summary"):
+        with atomic_path(sm.output[f"{name}_md"]) as tmp:
+            tmp.write_text(study.to_markdown(tables[name]), encoding="utf-8")
