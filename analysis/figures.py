@@ -152,28 +152,40 @@ def coalescing(s: pd.DataFrame, title: str):
 
 def dram_active(s: pd.DataFrame, title: str):
     """(c) DRAM-active cycles against N: dram__cycles_active.avg (cycle, log scale) and
-    dram__cycles_active.avg.pct_of_peak_sustained_elapsed (%)."""
+    dram__cycles_active.avg.pct_of_peak_sustained_elapsed (%); and at the largest N,
+    DRAM-active cycles against the profiled launch's gpu__time_duration.sum (ns), one
+    point per kernel (gid ``largest_n``)."""
     styles = kernel_styles(list(s["kernel"].unique()))
-    cyc, pct = "dram__cycles_active.avg", "dram__cycles_active.avg.pct_of_peak_sustained_elapsed"
+    cyc, pct, dur = ("dram__cycles_active.avg", "dram__cycles_active.avg.pct_of_peak_sustained_elapsed",
+                     "gpu__time_duration.sum")
+    largest = s["n"].max()
     with plt.rc_context(STYLE):
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.6))
+        fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 4.6))
         missing = []
         for kernel, g in s.sort_values("n").groupby("kernel"):
             for col in (cyc, pct):
                 missing += [f"{kernel} N={n} {col}" for n in g.loc[g[col].isna(), "n"]]
             ax1.plot(g["n"], g[cyc], label=kernel, **styles[kernel])
             ax2.plot(g["n"], g[pct], label=kernel, **styles[kernel])
+            big = g[g["n"] == largest]
+            ax3.plot(big[dur], big[cyc], linestyle="none", gid="largest_n", label=kernel, **styles[kernel])
         for ax in (ax1, ax2):
             _n_axis(ax, s)
         if (s[cyc] > 0).any():  # log scale needs at least one positive point
             ax1.set_yscale("log")
+            ax3.set_yscale("log")
         ax1.set_ylabel(f"DRAM-active cycles (cycle)\n{cyc}")
         ax2.set_ylabel(f"DRAM active (% of elapsed)\n{pct}")
         ax2.set_ylim(0, 100)
-        ax1.legend(loc="upper left")
-        fig.suptitle(f"DRAM-active cycles against N - {title}")
+        ax3.set_xscale("log")
+        ax3.set_xlabel(f"duration of the profiled launch (ns)\n{dur}")
+        ax3.set_ylabel(f"DRAM-active cycles (cycle)\n{cyc}")
+        ax3.set_title(f"N = {int(largest)}" if pd.notna(largest) else "")
+        rows = -(-s["kernel"].nunique() // 6)
+        fig.legend(*ax1.get_legend_handles_labels(), loc="lower center", ncol=6, fontsize=6)
+        fig.suptitle(f"DRAM-active cycles against N, and against duration at the largest N - {title}")
         _missing_note(fig, ax1, missing, "dram_active")
-        fig.tight_layout()
+        fig.tight_layout(rect=(0, min(0.05 + 0.045 * rows, 0.4), 1, 1))
     return fig
 
 

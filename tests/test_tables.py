@@ -82,6 +82,8 @@ def test_figures_plot_the_summary(name, summ):
             np.testing.assert_allclose(y, sub["throughput"])
     elif name == "dram_active":
         for ax, label, x, y in drawn:
+            if ax is fig.axes[2]:  # largest N against duration: its own test below
+                continue
             sub = summ[summ["kernel"] == label].sort_values("n")
             col = ("dram__cycles_active.avg" if ax is fig.axes[0]
                    else "dram__cycles_active.avg.pct_of_peak_sustained_elapsed")
@@ -139,3 +141,21 @@ def test_atomic_write_keeps_umask_mode_and_leaves_nothing_on_error(tmp_path):
             tmp.write_text("half")
             raise RuntimeError("interrupted")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_dram_figure_plots_the_largest_n_against_duration(summ):
+    """The third panel of dram_active: one point per kernel at the largest N, at (duration,
+    DRAM-active cycles) as in the summary."""
+    import matplotlib.pyplot as plt
+
+    fig = figures.dram_active(summ, "test")
+    try:
+        pts = {ln.get_label(): (ln.get_xdata()[0], ln.get_ydata()[0])
+               for ax in fig.axes for ln in ax.get_lines() if ln.get_gid() == "largest_n"}
+    finally:
+        plt.close(fig)
+    big = summ[summ["n"] == summ["n"].max()].set_index("kernel")
+    assert set(pts) == set(big.index)
+    for kernel, (x, y) in pts.items():
+        assert (x, y) == (big.loc[kernel, "gpu__time_duration.sum"], big.loc[kernel, "dram__cycles_active.avg"])
+
