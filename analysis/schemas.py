@@ -67,6 +67,27 @@ SUMMARY = pa.DataFrameSchema(
 )
 
 
+#: A set's measured reference rates (analysis.references): ceilings and library GEMMs.
+REFERENCES = pa.DataFrameSchema(
+    {
+        "name": pa.Column(str, pa.Check.str_length(min_value=1)),
+        "kind": pa.Column(str, pa.Check.isin(["ceiling", "library"])),
+        "precision": pa.Column(str, pa.Check.isin(["fp16", "int8", "int4", "none"])),
+        "n": pa.Column(int, pa.Check.ge(0)),
+        "work": pa.Column(float, pa.Check.gt(0)),
+        "median_ns": pa.Column(float, pa.Check.gt(0)),
+        "p25_ns": pa.Column(float, pa.Check.gt(0)),
+        "p75_ns": pa.Column(float, pa.Check.gt(0)),
+        "repeats": pa.Column(int, pa.Check.gt(0)),
+        "rate": pa.Column(float, pa.Check.gt(0)),
+        "unit": pa.Column(str, pa.Check.isin(["TFLOP/s", "TOP/s", "TB/s"])),
+    },
+    unique=["name", "n"],
+    strict=False,
+    coerce=True,
+)
+
+
 def _validate(schema: pa.DataFrameSchema, df: pd.DataFrame, what: str) -> pd.DataFrame:
     try:
         return schema.validate(df, lazy=True)
@@ -89,3 +110,9 @@ def validate_set(df: pd.DataFrame, what: object = "set table") -> pd.DataFrame:
 def validate_summary(df: pd.DataFrame, what: object = "summary") -> pd.DataFrame:
     """Check a summary (analysis.tables.summary); returns it with columns coerced."""
     return _validate(SUMMARY, df, str(what))
+
+
+def validate_references(df: pd.DataFrame, what: object = "references") -> pd.DataFrame:
+    """Check a set's references.csv (analysis.references); returns it with columns coerced."""
+    return _validate(REFERENCES, df.reset_index(drop=True), str(what))
+

@@ -21,7 +21,7 @@ import analysis
 from analysis import figures
 from analysis.errors import AnalysisError, ConfigError, ReportError, ToolNotFoundError
 from analysis.ncu import _run_reader, load_instances, load_report, load_report_isolated
-from analysis.schemas import SchemaError, validate_summary, validate_tidy
+from analysis.schemas import SchemaError, validate_references, validate_summary, validate_tidy
 from analysis.tables import set_table, summary
 
 from .conftest import REPO, SET_DIR
@@ -340,6 +340,21 @@ def test_summary_schema_rejects_impossible_occupancy(report_tables, report_insta
     s.loc[0, "sm__warps_active.avg.pct_of_peak_sustained_active"] = 140.0
     with pytest.raises(SchemaError):
         validate_summary(s)
+
+
+@pytest.mark.parametrize("edit,cause", [
+    (lambda r: r.drop(columns=["rate"]), "rate"),
+    (lambda r: r.assign(median_ns=-r["median_ns"]), "median_ns"),
+    (lambda r: r.assign(unit="GFLOP/s"), "unit"),
+    (lambda r: pd.concat([r, r.head(1)]), "name"),
+])
+def test_references_schema_names_file_and_cause(edit, cause):
+    """The committed references.csv passes; a damaged copy is refused with the file and the column."""
+    path = SET_DIR / "references.csv"
+    good = validate_references(pd.read_csv(path), path)
+    assert len(good) == 14
+    with pytest.raises(SchemaError, match=rf"references\.csv(.|\n)*{cause}"):
+        validate_references(edit(pd.read_csv(path)), path)
 
 
 # ---- fuzz -------------------------------------------------------------------------------
