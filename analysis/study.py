@@ -141,7 +141,7 @@ def roofline(summary: pd.DataFrame) -> pd.DataFrame:
               "ncu_dram_peak_tb_s"]].reset_index(drop=True)
 
 
-def kernel_summary(summary: pd.DataFrame, static: pd.DataFrame | None, arch: str) -> pd.DataFrame:
+def kernel_summary(summary: pd.DataFrame, static: pd.DataFrame | None, arch: str | None) -> pd.DataFrame:
     """The study's summary per (kernel, N): event-timed duration and spread, throughput,
     occupancy, coalescing, DRAM-active cycles, executed instructions, registers and the SM and
     DRAM clocks (Hz) of the profiled launch (profiled with --clock-control none), and spills
@@ -169,7 +169,7 @@ def _fmt_range(v: pd.Series, suffix: str = "x") -> str:
     return f"{v.min():.2f}-{v.max():.2f}{suffix}" if len(v) else "not measured"
 
 
-def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, arch: str) -> pd.DataFrame:
+def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, arch: str | None) -> pd.DataFrame:
     """Each claim of the study as a test on this set: claim, test, measured, holds
     (True/False, or None where the set lacks the kernels), note.
 

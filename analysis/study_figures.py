@@ -97,7 +97,7 @@ def speedup(sp: pd.DataFrame, title: str):
     return fig
 
 
-def instructions(ratios: pd.DataFrame, static: pd.DataFrame | None, arch: str, title: str):
+def instructions(ratios: pd.DataFrame, static: pd.DataFrame | None, arch: str | None, title: str):
     """Left: executed warp instructions (smsp__inst_executed.sum) relative to the kernel's
     baseline at each N. Right: the static SASS instruction classes of the same kernels for
     ``arch`` (cuobjdump -sass), stacked."""

@@ -15,7 +15,7 @@ with logged(sm.log[0]):
     refs = (validate_references(pd.read_csv(sm.input.references[0]), sm.input.references[0])
             if sm.input.references else None)
     static = pd.read_csv(sm.input.static[0]) if sm.input.static else None
-    arch = json.load(open(sm.input.metadata[0], encoding="utf-8"))["arch"] if sm.input.metadata else "sm_90"
+    arch = json.load(open(sm.input.metadata[0], encoding="utf-8"))["arch"] if sm.input.metadata else None
     sp = pd.read_csv(sm.input.speedups)
     if name == "throughput":
         fig = sf.throughput(summary, refs, title)

@@ -12,7 +12,7 @@ sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     summary = validate_summary(pd.read_csv(sm.input.summary), sm.input.summary)
     static = pd.read_csv(sm.input.static[0]) if sm.input.static else None
-    arch = json.load(open(sm.input.metadata[0], encoding="utf-8"))["arch"] if sm.input.metadata else "sm_90"
+    arch = json.load(open(sm.input.metadata[0], encoding="utf-8"))["arch"] if sm.input.metadata else None
     kernels = sm.params.kernels
     tables = {
         "speedups": study.speedups(summary, kernels),
