@@ -1,6 +1,6 @@
 // fp16_ptx_3stage: fp16_ptx_mma_k16 with a 3-stage cp.async pipeline (stages: 3 in the
 // kernel registry; the loop waits with cp.async.wait_group 2, i.e. stages - 1, so two
-// tiles stay in flight). Not yet run on a GPU.
+// tiles stay in flight).
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(fp16_ptx_3stage) {

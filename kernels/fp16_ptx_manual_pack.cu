@@ -1,7 +1,7 @@
 // fp16_ptx_manual_pack: fp16_ptx_mma_k16 with the fragments read by 32-bit ld.shared per
 // register instead of ldmatrix. With B column-major each register is 4 contiguous bytes
 // of the tile, so no packing instructions are needed (the study, with row-major B,
-// packed halves with mov). Not yet run on a GPU.
+// packed halves with mov).
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(fp16_ptx_manual_pack) {

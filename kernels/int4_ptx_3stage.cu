@@ -1,5 +1,5 @@
 // int4_ptx_3stage: int4_ptx_mma_k64 with a 3-stage cp.async pipeline (stages: 3 in the
-// kernel registry; wait_group 2). Not yet run on a GPU.
+// kernel registry; wait_group 2).
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(int4_ptx_3stage) {

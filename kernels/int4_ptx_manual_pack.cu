@@ -1,5 +1,5 @@
 // int4_ptx_manual_pack: int4_ptx_mma_k64 with the fragments read by 32-bit ld.shared per
-// register instead of ldmatrix. Not yet run on a GPU.
+// register instead of ldmatrix.
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(int4_ptx_manual_pack) {

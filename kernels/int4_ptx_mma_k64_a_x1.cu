@@ -1,5 +1,5 @@
 // int4_ptx_mma_k64_a_x1: int4_ptx_mma_k64 with the A fragment loaded by four ldmatrix.x1
-// (k64 ablation: A ldmatrix width). Not yet run on a GPU.
+// (k64 ablation: A ldmatrix width).
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(int4_ptx_mma_k64_a_x1) {

@@ -1,5 +1,5 @@
 // int4_ptx_mma_k64_a_x2: int4_ptx_mma_k64 with the A fragment loaded by two ldmatrix.x2
-// instead of one ldmatrix.x4 (k64 ablation: A ldmatrix width). Not yet run on a GPU.
+// instead of one ldmatrix.x4 (k64 ablation: A ldmatrix width).
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(int4_ptx_mma_k64_a_x2) {

@@ -1,5 +1,5 @@
 // int4_ptx_mma_k64_b_x1: int4_ptx_mma_k64 with the B fragments loaded by four ldmatrix.x1
-// per pair of n8 tiles (k64 ablation: B ldmatrix width). Not yet run on a GPU.
+// per pair of n8 tiles (k64 ablation: B ldmatrix width).
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(int4_ptx_mma_k64_b_x1) {

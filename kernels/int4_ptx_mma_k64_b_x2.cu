@@ -1,6 +1,5 @@
 // int4_ptx_mma_k64_b_x2: int4_ptx_mma_k64 with the B fragments loaded by one ldmatrix.x2
 // per n8 tile instead of one ldmatrix.x4 per pair (k64 ablation: B ldmatrix width).
-// Not yet run on a GPU.
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(int4_ptx_mma_k64_b_x2) {

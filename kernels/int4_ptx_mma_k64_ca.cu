@@ -1,5 +1,5 @@
 // int4_ptx_mma_k64_ca: int4_ptx_mma_k64 with tiles copied by cp.async.ca (cached in L1
-// too) instead of cp.async.cg (L2 only) (k64 ablation: cache operator). Not yet run on a GPU.
+// too) instead of cp.async.cg (L2 only) (k64 ablation: cache operator).
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(int4_ptx_mma_k64_ca) {

@@ -1,7 +1,7 @@
 // int8_dp4a: INT8 GEMM without tensor cores: the same tiles and double-buffered cp.async
 // pipeline as int8_wmma, with each lane computing 8 outputs of its warp tile by dp4a
 // (four s8 x s8 products summed into s32 per instruction) on 32-bit ld.shared words.
-// A row-major, B column-major, C row-major INT32. Not yet run on a GPU.
+// A row-major, B column-major, C row-major INT32.
 #include "gemm_common.cuh"
 
 namespace {

@@ -1,6 +1,6 @@
 // int8_ptx_manual_pack: int8_ptx_mma_k32 with the fragments read by 32-bit ld.shared per
 // register instead of ldmatrix (no prmt needed: each register is 4 contiguous bytes of
-// the column-major B tile). Not yet run on a GPU.
+// the column-major B tile).
 #include "mma_gemm.cuh"
 
 GEMM_KERNEL(int8_ptx_manual_pack) {
