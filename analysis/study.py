@@ -22,6 +22,7 @@ DRAM_CYC = "dram__cycles_active.avg"
 DRAM_PCT = "dram__cycles_active.avg.pct_of_peak_sustained_elapsed"
 INST = "smsp__inst_executed.sum"
 DUR = "gpu__time_duration.sum"
+TENSOR = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
 #: The k64 kernel whose knobs the INT4 ablation turns.
 ABLATION_ROOT = "int4_ptx_mma_k64"
 
@@ -261,6 +262,17 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           ", ".join(f"{p} {r:.2f}" for p, r in rhos.items()) + f"; DRAM active {big[DRAM_PCT].min():.0f}-"
           f"{big[DRAM_PCT].max():.0f} % of elapsed",
           None if not rhos or any(np.isnan(r) for r in rhos.values()) else all(r >= 0.8 for r in rhos.values()))
+    rows_mem = {}
+    for p, g in big.groupby("precision"):
+        rows_mem[p] = (spearman(g["throughput"], g[DRAM_PCT]), spearman(g["throughput"], g[TENSOR]))
+    more = [p for p, (m, t) in rows_mem.items() if abs(m) > abs(t)]
+    claim("At large N, throughput tracks memory-system behaviour more than tensor-core utilisation",
+          f"within each precision at N={largest}, |Spearman(throughput, DRAM active %)| > "
+          f"|Spearman(throughput, tensor pipe active %)| (sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active)",
+          "; ".join(f"{p}: DRAM {m:.2f}, tensor {t:.2f}" for p, (m, t) in rows_mem.items()),
+          None if not rows_mem or any(np.isnan(v) for mt in rows_mem.values() for v in mt)
+          else len(more) == len(rows_mem),
+          "coalescing is the same for all kernels but one (one tile loader), so it cannot rank them")
     # 7. ablation
     ab = sp[sp["comparison"] == "ablation"]
     better = ab[ab["faster_beyond_spread"]]

@@ -40,6 +40,7 @@ SUMMARY_METRICS = [
     "dram__bytes_write.sum",
     "dram__bytes.sum.peak_sustained",
     "launch__registers_per_thread",
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
 ]
 
 #: Instanced metric giving thread-level executions per SASS opcode with modifiers.

@@ -150,6 +150,12 @@ def test_claims_table(summ, registry, static, sp):
     # on sm_90 both INT4 kernels are emulated (static SASS) and the claim's range is not reached
     assert "IMMA.16832.S8" in int4["note"] and "no S4 tensor instruction" in int4["note"]
     assert int4["holds"] is not None and not int4["holds"]
+    # the memory-vs-tensor claim quotes the rank correlations of the N = 8192 rows
+    mem = row.loc["At large N, throughput tracks memory-system behaviour more than tensor-core utilisation"]
+    big = summ[(summ["n"] == 8192) & (summ["precision"] == "int8")]
+    dram = study.spearman(big["throughput"], big[study.DRAM_PCT])
+    tensor = study.spearman(big["throughput"], big[study.TENSOR])
+    assert f"int8: DRAM {dram:.2f}, tensor {tensor:.2f}" in mem["measured"]
 
 
 def test_instruction_ratios_against_the_reports(summ, registry):
