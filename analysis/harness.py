@@ -184,6 +184,26 @@ def matmul_f64(x: np.ndarray, y_t: np.ndarray) -> np.ndarray:
         cupy.get_default_memory_pool().free_all_blocks()
 
 
+def fp32_accumulation_bound(a: np.ndarray, b_t: np.ndarray) -> tuple[float, np.ndarray]:
+    """Elementwise error bound of an FP32-accumulated A @ B for float64 A (M, K), B^T (N, K):
+    (gamma_K, gamma_K * (|A| @ |B|)) with gamma_K = K*u / (1 - K*u) and u = 2**-23 (Higham,
+    Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5, any summation order;
+    u doubled from 2**-24 to cover truncating accumulators)."""
+    kdim = a.shape[1]
+    gamma = kdim * 2.0**-23 / (1 - kdim * 2.0**-23)
+    return gamma, gamma * matmul_f64(np.abs(a), np.abs(b_t))
+
+
+def primary_context(cu):
+    """Make device 0's primary context current (the one CuPy and PyTorch use too); returns
+    the device. Raises RuntimeError naming the failed CUDA call."""
+    _check(cu.cuInit(0), "cuInit")
+    dev = _check(cu.cuDeviceGet(0), "cuDeviceGet")
+    _check(cu.cuCtxSetCurrent(_check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")),
+           "cuCtxSetCurrent")
+    return dev
+
+
 def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
             rows: np.ndarray | None = None) -> CheckResult:
     """Compare the kernel's C with the float64 product A @ B.
@@ -212,9 +232,7 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
         tol = "exact"
     else:
         kdim = a.shape[1]
-        u = 2.0**-23
-        gamma = kdim * u / (1 - kdim * u)
-        bound = gamma * matmul_f64(np.abs(a), np.abs(b_t))
+        gamma, bound = fp32_accumulation_bound(a, b_t)
         bad = diff > bound
         tol = f"|C-ref| <= gamma_K*(|A||B|), gamma_K={gamma:.3e} (K={kdim}, u=2^-23)"
     norm = float(np.linalg.norm(ref))
@@ -320,10 +338,7 @@ class GemmRunner:
         self.kernel, self.prec, self.tiling = kernel, precision_of(precision), tiling
         self.m, self.n, self.k, self.seed = m, n, k, seed
         tiling.check_shape(kernel, self.prec, m, n, k)
-        _check(cu.cuInit(0), "cuInit")
-        dev = _check(cu.cuDeviceGet(0), "cuDeviceGet")
-        self.ctx = _check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
-        _check(cu.cuCtxSetCurrent(self.ctx), "cuCtxSetCurrent")
+        primary_context(cu)
         self.module = _check(cu.cuModuleLoadData(Path(cubin).read_bytes()), f"cuModuleLoadData({cubin})")
         self.func = _check(cu.cuModuleGetFunction(self.module, kernel.encode()),
                            f"cuModuleGetFunction({kernel})")

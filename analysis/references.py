@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import CheckFailedError
-from .harness import _check, compare, make_inputs, matmul_f64, sample_rows, time_launches
+from .harness import (_check, compare, fp32_accumulation_bound, make_inputs, matmul_f64,
+                      primary_context, sample_rows, time_launches)
 from .io import atomic_path
 from .precision import gemm_ops, precision_of
 
@@ -85,14 +86,6 @@ def _row(name, kind, precision, n, work, work_unit, timing, unit, source) -> Ref
                      timing.warmups, timing.repeats, timing.gated, work / med / 1e3, unit, source)
 
 
-def _context(cu):
-    _check(cu.cuInit(0), "cuInit")
-    dev = _check(cu.cuDeviceGet(0), "cuDeviceGet")
-    ctx = _check(cu.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain")
-    _check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
-    return dev
-
-
 def ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 4096, blocks_per_sm: int = 4,
              threads: int = 256, copy_bytes: int = 1 << 30) -> list[Reference]:
     """Tensor-instruction ceilings (one per precision) and the DRAM copy ceiling.
@@ -108,7 +101,7 @@ def ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 4096, blocks_
     """
     from cuda.bindings import driver as cu
 
-    dev = _context(cu)
+    dev = primary_context(cu)
     sms = _check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
                  "cuDeviceGetAttribute")
     grid = sms * blocks_per_sm
@@ -151,16 +144,14 @@ def ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 4096, blocks_
 def _check_library(name: str, n: int, prec, c: np.ndarray, a: np.ndarray, b_t: np.ndarray,
                    rows: np.ndarray) -> None:
     """Check a library's C on ``rows``: exactly for integers; for FP16 output within the
-    FP32-accumulation bound of :func:`analysis.harness.compare` plus the final rounding
+    FP32-accumulation bound (:func:`analysis.harness.fp32_accumulation_bound`) plus the final rounding
     to FP16 (unit roundoff 2**-11 of |ref|, IEEE 754 binary16)."""
     if prec.exact:
         chk = compare(c, a, b_t, prec, rows)
         ok, worst = chk.passed, chk.max_abs_error
     else:
         ref = matmul_f64(a[rows], b_t)
-        kdim = a.shape[1]
-        gamma = kdim * 2.0**-23 / (1 - kdim * 2.0**-23)
-        bound = 2.0**-11 * np.abs(ref) + gamma * matmul_f64(np.abs(a[rows]), np.abs(b_t))
+        bound = 2.0**-11 * np.abs(ref) + fp32_accumulation_bound(a[rows], b_t)[1]
         diff = np.abs(c[rows].astype(np.float64) - ref)
         ok, worst = bool(np.all(diff <= bound)), float(np.nanmax(diff))
     if not ok:
@@ -186,7 +177,7 @@ def library_gemms(sizes: list[int], warmups: int, repeats: int, seed: int) -> tu
     from cuda.bindings import driver as cu
 
     torch.cuda.init()
-    _context(cu)
+    primary_context(cu)
     stream = torch.cuda.current_stream().cuda_stream
     lib = f"torch {torch.__version__} built with CUDA {torch.version.cuda}"
     rows = []

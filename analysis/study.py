@@ -147,16 +147,13 @@ def kernel_summary(summary: pd.DataFrame, static: pd.DataFrame | None, arch: str
     occupancy, coalescing, DRAM-active cycles, executed instructions, registers and the SM and
     DRAM clocks (Hz) of the profiled launch (profiled with --clock-control none), and spills
     (ptxas, for ``arch``, from the static SASS table)."""
-    cols = {"median_ns": "duration_median_ns", "p25_ns": "duration_p25_ns", "p75_ns": "duration_p75_ns",
-            "repeats": "repeats", "throughput": "throughput", "throughput_unit": "throughput_unit",
-            OCC: OCC, "ldgsts_sectors_per_request": "ldgsts_sectors_per_request",
-            "ldgsts_bytes_per_sector": "ldgsts_bytes_per_sector",
-            "global_ld_sectors_per_request": "global_ld_sectors_per_request",
-            DRAM_CYC: DRAM_CYC, DRAM_PCT: DRAM_PCT, INST: INST,
-            "launch__registers_per_thread": "launch__registers_per_thread",
-            "sm__cycles_elapsed.avg.per_second": "sm__cycles_elapsed.avg.per_second",
-            "dram__cycles_elapsed.avg.per_second": "dram__cycles_elapsed.avg.per_second"}
-    out = summary[["kernel", "precision", "n", *cols]].rename(columns=cols)
+    renamed = {"median_ns": "duration_median_ns", "p25_ns": "duration_p25_ns", "p75_ns": "duration_p75_ns"}
+    kept = ["repeats", "throughput", "throughput_unit", OCC, "ldgsts_sectors_per_request",
+            "ldgsts_bytes_per_sector", "global_ld_sectors_per_request", DRAM_CYC, DRAM_PCT, INST,
+            "launch__registers_per_thread", "sm__cycles_elapsed.avg.per_second",
+            "dram__cycles_elapsed.avg.per_second"]
+    cols = ["median_ns", "p25_ns", "p75_ns", *kept]
+    out = summary[["kernel", "precision", "n", *cols]].rename(columns=renamed)
     if static is not None and len(static):
         sp = static[static["arch"] == arch].set_index("kernel")
         out["spill_store_bytes"] = out["kernel"].map(sp["spill_store_bytes"])
