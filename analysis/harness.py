@@ -8,7 +8,10 @@ Command line (used by the workflow, and under ``ncu`` for profiling):
 
 Inputs are uniform random integers (INT8 in [-128, 127], INT4 in [-8, 7]) or uniform
 random FP16 values in [-1, 1], drawn fresh for every run from a recorded seed; C is
-poisoned before every checked launch so an unwritten element fails the check.
+poisoned before every checked launch so an unwritten element fails the check. A kernel
+with FP16 accumulators (``--accumulator f16``) gets random FP16 integers in {-1, 0, 1}
+instead and must match exactly; one that reads B row-major (``--b-layout row``) gets the
+same values with B stored K x N.
 """
 
 from __future__ import annotations
@@ -137,23 +140,63 @@ def _check(res: tuple, what: str):
     return rest[0] if len(rest) == 1 else tuple(rest)
 
 
-def make_inputs(prec: Precision, m: int, n: int, k: int, rng: np.random.Generator):
-    """Random A (M x K) and B^T (N x K) as device bytes plus their integer/float values.
+#: Accumulators a kernel may declare (registry ``accumulator``); None = the precision's own
+#: (FP32 for FP16 inputs, INT32 for integers).
+ACCUMULATORS = (None, "f16")
+#: Layouts of B in global memory (registry ``b_layout``): ``col`` = N rows of K elements,
+#: ``row`` = K rows of N elements.
+B_LAYOUTS = ("col", "row")
+
+
+def _pack_int4(v: np.ndarray) -> np.ndarray:
+    """INT4 values (R, C) int8 -> (R, C/2) uint8, two per byte along C, the lower column in
+    the low nibble."""
+    return ((v[:, 0::2] & 0xF) | ((v[:, 1::2] & 0xF) << 4)).astype(np.uint8)
+
+
+def make_inputs(prec: Precision, m: int, n: int, k: int, rng: np.random.Generator, *,
+                accumulator: str | None = None, b_layout: str = "col"):
+    """Random A (M x K) and B (K x N) as device bytes plus their values.
+
+    Args:
+        prec: input precision; INT8 values in [-128, 127], INT4 in [-8, 7], FP16 uniform
+            in [-1, 1].
+        accumulator: ``"f16"`` draws FP16 integers in {-1, 0, 1} instead, so that every
+            partial sum of an FP16 accumulation is an exactly representable integer (FP16
+            holds every integer up to 2048 in magnitude; a random walk of K <= 8192 such
+            terms passes 2048 with probability below 1e-100 by Hoeffding's inequality).
+        b_layout: ``"col"`` uploads B as N rows of K elements, ``"row"`` as K rows of N.
 
     Returns:
         (a_bytes, b_bytes, a_vals, b_vals): the byte images uploaded to the GPU (INT4 packed
-        two per byte, low nibble first) and the same values as float64 arrays for the reference.
+        two per byte along the contiguous dimension, low nibble first) and the values as
+        float64 arrays for the reference, A (M, K) and B^T (N, K) whatever the layout.
+
+    Raises:
+        ValueError: an unknown accumulator or layout, or f16 accumulation for integers.
     """
+    if accumulator not in ACCUMULATORS or b_layout not in B_LAYOUTS:
+        raise ValueError(f"accumulator {accumulator!r} / b_layout {b_layout!r}: expected one of "
+                         f"{ACCUMULATORS} / {B_LAYOUTS}")
+    if accumulator == "f16" and prec.name != "fp16":
+        raise ValueError(f"FP16 accumulation needs FP16 inputs, not {prec.name}")
     if prec.name == "fp16":
-        a = rng.uniform(prec.lo, prec.hi, size=(m, k)).astype(np.float16)
-        b = rng.uniform(prec.lo, prec.hi, size=(n, k)).astype(np.float16)
-        return a, b, a.astype(np.float64), b.astype(np.float64)
-    a = rng.integers(prec.lo, prec.hi + 1, size=(m, k), dtype=np.int8)
-    b = rng.integers(prec.lo, prec.hi + 1, size=(n, k), dtype=np.int8)
+        if accumulator == "f16":
+            draw = lambda rows, cols: rng.integers(-1, 2, size=(rows, cols)).astype(np.float16)  # noqa: E731
+        else:
+            draw = lambda rows, cols: rng.uniform(prec.lo, prec.hi, size=(rows, cols)).astype(np.float16)  # noqa: E731
+        a, b_t = draw(m, k), draw(n, k)
+        a_dev, b_dev = a, b_t
+    else:
+        a = rng.integers(prec.lo, prec.hi + 1, size=(m, k), dtype=np.int8)
+        b_t = rng.integers(prec.lo, prec.hi + 1, size=(n, k), dtype=np.int8)
+        a_dev, b_dev = a, b_t
+    b_img = b_t if b_layout == "col" else np.ascontiguousarray(b_t.T)
     if prec.name == "int4":
-        pack = lambda v: ((v[:, 0::2] & 0xF) | ((v[:, 1::2] & 0xF) << 4)).astype(np.uint8)  # noqa: E731
-        return pack(a), pack(b), a.astype(np.float64), b.astype(np.float64)
-    return a, b, a.astype(np.float64), b.astype(np.float64)
+        a_dev, b_dev = _pack_int4(a), _pack_int4(b_img)
+    else:
+        b_dev = b_img
+    return a_dev, b_dev, a.astype(np.float64), b_t.astype(np.float64)
 
 
 def sample_rows(m: int, block_m: int, rng: np.random.Generator, blocks: int = 2) -> np.ndarray:
@@ -205,7 +248,7 @@ def primary_context(cu):
 
 
 def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
-            rows: np.ndarray | None = None) -> CheckResult:
+            rows: np.ndarray | None = None, accumulator: str | None = None) -> CheckResult:
     """Compare the kernel's C with the float64 product A @ B.
 
     Args:
@@ -213,9 +256,12 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
         a, b_t: the inputs as float64, A (M, K) and B^T (N, K).
         prec: the input precision (decides exact or bounded comparison).
         rows: compare only these rows of C (all N columns); None compares all of C.
+        accumulator: ``"f16"`` for FP16 accumulation: exact comparison, the inputs being
+            the integers of :func:`make_inputs`.
 
     Integer precisions must match exactly (float64 represents every INT8 product sum
-    with K <= 2**37 exactly). For FP16 inputs with FP32 accumulation the bound is
+    with K <= 2**37 exactly), and so must FP16 accumulation of integers in {-1, 0, 1}
+    (see :func:`make_inputs`). For FP16 inputs with FP32 accumulation the bound is
     elementwise, |C - ref| <= gamma_K * (|A| @ |B|) with gamma_K = K*u / (1 - K*u) and
     u = 2**-23 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5,
     for any summation order; u doubled from 2**-24 to cover truncating accumulators).
@@ -230,6 +276,9 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
     if prec.exact:
         bad = diff != 0
         tol = "exact"
+    elif accumulator == "f16":
+        bad = diff != 0
+        tol = "exact (FP16 accumulation of integers in {-1, 0, 1})"
     else:
         kdim = a.shape[1]
         gamma, bound = fp32_accumulation_bound(a, b_t)
@@ -325,17 +374,20 @@ class GemmRunner:
         tiling: the tiling the cubin was built with (grid = (N/block_n, M/block_m)).
         m, n, k: problem size in elements; refused with ConfigError if not tileable.
         seed: seed of the random inputs.
+        accumulator, b_layout: the kernel's accumulator and B layout (see :func:`make_inputs`).
 
     Raises:
         ConfigError: the size does not tile; RuntimeError: a CUDA call failed.
     """
 
     def __init__(self, cubin: Path, kernel: str, precision: str, tiling: Tiling,
-                 m: int, n: int, k: int, seed: int) -> None:
+                 m: int, n: int, k: int, seed: int, *, accumulator: str | None = None,
+                 b_layout: str = "col") -> None:
         from cuda.bindings import driver as cu
 
         self.cu = cu
         self.kernel, self.prec, self.tiling = kernel, precision_of(precision), tiling
+        self.accumulator = accumulator
         self.m, self.n, self.k, self.seed = m, n, k, seed
         tiling.check_shape(kernel, self.prec, m, n, k)
         primary_context(cu)
@@ -345,7 +397,8 @@ class GemmRunner:
         self.stream = _check(cu.cuStreamCreate(0), "cuStreamCreate")
 
         rng = np.random.default_rng(seed)
-        a_dev, b_dev, self.a_ref, self.b_ref = make_inputs(self.prec, m, n, k, rng)
+        a_dev, b_dev, self.a_ref, self.b_ref = make_inputs(self.prec, m, n, k, rng, accumulator=accumulator,
+                                                           b_layout=b_layout)
         self.c_bytes = m * n * 4
         self.d_a = self._upload(a_dev)
         self.d_b = self._upload(b_dev)
@@ -388,7 +441,7 @@ class GemmRunner:
         self.poison()
         self.launch()
         self.sync()
-        return compare(self.result(), self.a_ref, self.b_ref, self.prec, rows)
+        return compare(self.result(), self.a_ref, self.b_ref, self.prec, rows, self.accumulator)
 
     def time(self, warmups: int, repeats: int, chunk: int = 100) -> Timing:
         """Event timings of this kernel's launches (see :func:`time_launches`)."""
@@ -402,8 +455,10 @@ class GemmRunner:
 
 
 def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
-                   warmups: int, repeats: int, seed: int) -> dict:
+                   warmups: int, repeats: int, seed: int, *, accumulator: str | None = None,
+                   b_layout: str = "col") -> dict:
     """Check one kernel at M = N = K = n, then time it; returns the record written to JSON.
+    ``accumulator`` and ``b_layout`` describe the kernel (see :func:`make_inputs`).
 
     The record holds kernel, precision, n, seed, check outcome (max_abs_error, rel_fro_error,
     tolerance), timing (median/min/p25/p75/max in ns, warmups, repeats) and throughput
@@ -414,7 +469,8 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
         CheckFailedError: the output is wrong; the message has the largest error and the
             first bad (row, col). No timing is taken then.
     """
-    run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed)
+    run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed, accumulator=accumulator,
+                     b_layout=b_layout)
     try:
         chk = run.check()
         if not chk.passed:
@@ -429,6 +485,7 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     med = tim.median_ns
     return {
         "kernel": kernel, "precision": precision, "n": n, "seed": seed,
+        "accumulator": accumulator, "b_layout": b_layout,
         "check": asdict(chk),
         "warmups": tim.warmups, "repeats": tim.repeats, "gated": tim.gated,
         "median_ns": med, "min_ns": min(tim.samples_ns), "p25_ns": tim.quantile_ns(0.25),
@@ -439,7 +496,8 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 
 
 def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
-                   warmups: int, seed: int) -> CheckResult:
+                   warmups: int, seed: int, *, accumulator: str | None = None,
+                   b_layout: str = "col") -> CheckResult:
     """The program ncu profiles: ``warmups`` launches, then one launch (the one ncu keeps,
     with ``--launch-skip warmups --launch-count 1``), whose output is then checked on the
     rows of :func:`sample_rows` (the full check ran before, in check-time mode; the sample
@@ -448,7 +506,8 @@ def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     Raises:
         CheckFailedError: the profiled launch's output is wrong.
     """
-    run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed)
+    run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed, accumulator=accumulator,
+                     b_layout=b_layout)
     try:
         for _ in range(warmups):
             run.launch()
@@ -465,11 +524,13 @@ def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 def command(mode: str, cubin: Path | str, kernel: str, precision: str, n: int | str, tiling: Tiling,
             **options: object) -> list[str]:
     """The harness command line (``python -m analysis.harness ...``) for one kernel and N;
-    ``options`` become ``--name value`` (e.g. warmups=3, out=path)."""
+    ``options`` become ``--name value`` with ``_`` in names as ``-`` (e.g. warmups=3,
+    out=path, b_layout="row"); options whose value is None are left out."""
     cmd = [sys.executable, "-m", "analysis.harness", mode, "--cubin", str(cubin), "--kernel", kernel,
            "--precision", precision, "--n", str(n), "--tiling", tiling.cli()]
     for name, value in options.items():
-        cmd += [f"--{name}", str(value)]
+        if value is not None:
+            cmd += [f"--{name.replace('_', '-')}", str(value)]
     return cmd
 
 
@@ -486,6 +547,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=50)
     p.add_argument("--seed", type=int, default=None, help="default: fresh from os.urandom")
     p.add_argument("--out", type=Path, help="JSON record (check-time mode)")
+    p.add_argument("--accumulator", choices=[a for a in ACCUMULATORS if a],
+                   help="f16: the kernel accumulates in FP16 (default: the precision's own)")
+    p.add_argument("--b-layout", choices=B_LAYOUTS, default="col",
+                   help="B in global memory: col = N rows of K (default), row = K rows of N")
     args = p.parse_args(argv)
     tiling = Tiling(*(int(x) for x in args.tiling.split(",")))
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
@@ -493,7 +558,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.mode == "check-time":
             rec = check_and_time(args.cubin, args.kernel, args.precision, args.n, tiling,
-                                 args.warmups, args.repeats, seed)
+                                 args.warmups, args.repeats, seed, accumulator=args.accumulator,
+                                 b_layout=args.b_layout)
             rec["tiling"] = asdict(tiling)
             if args.out:
                 write_json(args.out, rec)
@@ -501,9 +567,10 @@ def main(argv: list[str] | None = None) -> int:
                   f"median {rec['median_ns'] / 1e3:.2f} us over {rec['repeats']}, "
                   f"{rec['throughput']:.2f} {rec['throughput_unit']} [{time.perf_counter() - t0:.1f} s]")
         else:
-            chk = profile_target(args.cubin, args.kernel, args.precision, args.n, tiling, args.warmups, seed)
+            chk = profile_target(args.cubin, args.kernel, args.precision, args.n, tiling, args.warmups, seed,
+                                 accumulator=args.accumulator, b_layout=args.b_layout)
             print(f"{args.kernel} N={args.n}: profiled launch checked, max |C-ref| {chk.max_abs_error:g}")
-    except (CheckFailedError, ConfigError) as exc:
+    except (CheckFailedError, ConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -39,8 +39,9 @@ def ncu_command(ncu: Path, section_set: str, kernel: str, warmups: int, out_base
 
 def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
                    report_xz: Path, *, section_set: str = "full", warmups: int = 3,
-                   ncu: str | None = None) -> None:
+                   ncu: str | None = None, options: dict | None = None) -> None:
     """Profile one kernel at M = N = K = n and write ``report_xz`` (xz, preset 9).
+    ``options``: the kernel's further harness options (accumulator, b_layout).
 
     The report appears only after ncu succeeded, the profiled launch passed its check
     and the compressed file is complete (temporary name, then rename).
@@ -54,7 +55,8 @@ def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     tmpdir = Path(tempfile.mkdtemp(prefix="ncu-"))
     try:
         base = tmpdir / f"{kernel}_n{n}"
-        prog = harness_command("profile", cubin, kernel, precision, n, tiling, warmups=warmups)
+        prog = harness_command("profile", cubin, kernel, precision, n, tiling, warmups=warmups,
+                               **(options or {}))
         cmd = [*ncu_command(exe, section_set, kernel, warmups, base), *prog]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         print(f"$ {' '.join(cmd)}\n{proc.stdout}{proc.stderr}")

@@ -23,6 +23,13 @@ def tiling_from_config(config: dict, kernel: str | None = None) -> Tiling:
     return Tiling(**t)
 
 
+def kernel_options(spec: dict) -> dict:
+    """The harness options a registry entry sets beyond precision and tiling:
+    ``accumulator`` and ``b_layout`` where the entry gives them (keyword arguments of
+    :func:`analysis.harness.command` and :func:`analysis.harness.check_and_time`)."""
+    return {key: spec[key] for key in ("accumulator", "b_layout") if spec.get(key) is not None}
+
+
 #: Oldest architecture the kernels build for: every one loads tiles with cp.async, which
 #: PTX ISA requires sm_80 or newer for ("cp.async" target ISA notes).
 MIN_SM = 80
@@ -38,7 +45,7 @@ def check_config(config: dict, kernel_dir: Path) -> None:
     Raises:
         ConfigError: a kernel without a source file, a baseline that is not a kernel of the
         same precision, an N that is not a multiple of a kernel's tiles, an architecture
-        older than sm_80 (no cp.async).
+        older than sm_80 (no cp.async), FP16 accumulation declared for integer inputs.
     """
     tiling = tiling_from_config(config)
     kernels = config["kernels"]
@@ -59,6 +66,9 @@ def check_config(config: dict, kernel_dir: Path) -> None:
             if _sm(arch) < MIN_SM:
                 raise ConfigError(f"config kernels.{name}.archs: {arch} is not supported "
                                   f"(cp.async needs sm_{MIN_SM} or newer)")
+        if spec.get("accumulator") == "f16" and spec["precision"] != "fp16":
+            raise ConfigError(f"config kernels.{name}: accumulator f16 needs precision fp16, "
+                              f"not {spec['precision']}")
         prec = precision_of(spec["precision"])
         for n in config["sizes"]:
             try:

@@ -84,9 +84,30 @@ __device__ __forceinline__ void load_tile_async(uint8_t (*dst)[kRowBytes], const
   }
 }
 
-// The multistage cp.async main loop over K. `compute(stage)` consumes the tiles in
-// tiles.a[stage] / tiles.b[stage]. With kStages = 2 this is the double buffer of the
-// study's baselines: tile k+1 is in flight while tile k is computed.
+// The multistage cp.async pipeline over k_tiles K tiles. `load_stage(stage, kt)` issues
+// the cp.async copies of K tile kt into stage buffer `stage`; `compute(stage)` consumes
+// that stage once its copies have landed. With kStages = 2 this is the double buffer of
+// the study's baselines: tile k+1 is in flight while tile k is computed.
+template <typename LoadStage, typename Compute>
+__device__ __forceinline__ void stage_pipeline(int k_tiles, LoadStage&& load_stage, Compute&& compute) {
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    ptx::cp_async_commit();
+  }
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int next = kt + kStages - 1;
+    if (next < k_tiles) load_stage(next % kStages, next);
+    ptx::cp_async_commit();
+    ptx::cp_async_wait<kStages - 1>();  // tile kt has landed
+    __syncthreads();
+    compute(kt % kStages);
+    __syncthreads();  // every warp is done with this stage before it is refilled
+  }
+}
+
+// The main loop over K of every kernel with A row-major and B column-major: the A and B
+// tiles of the block go to tiles.a[stage] / tiles.b[stage], consumed by `compute(stage)`.
 // k_bytes: bytes per row of A and per column of B (K * bits per element / 8).
 // kCacheL1: cp.async.ca (also cache in L1) instead of cp.async.cg (L2 only).
 template <bool kCacheL1 = false, typename Compute>
@@ -95,29 +116,10 @@ __device__ __forceinline__ void pipelined_mainloop(const uint8_t* A, const uint8
                                                    Compute&& compute) {
   const uint8_t* a_block = A + static_cast<int64_t>(blockIdx.y) * kBlockM * k_bytes;
   const uint8_t* b_block = B + static_cast<int64_t>(blockIdx.x) * kBlockN * k_bytes;
-  const int k_tiles = static_cast<int>(k_bytes / kBlockKBytes);
-
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < k_tiles) {
-      load_tile_async<kBlockM, kCacheL1>(tiles.a[s], a_block + s * kBlockKBytes, k_bytes);
-      load_tile_async<kBlockN, kCacheL1>(tiles.b[s], b_block + s * kBlockKBytes, k_bytes);
-    }
-    ptx::cp_async_commit();
-  }
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    const int next = kt + kStages - 1;
-    if (next < k_tiles) {
-      const int s = next % kStages;
-      load_tile_async<kBlockM, kCacheL1>(tiles.a[s], a_block + next * kBlockKBytes, k_bytes);
-      load_tile_async<kBlockN, kCacheL1>(tiles.b[s], b_block + next * kBlockKBytes, k_bytes);
-    }
-    ptx::cp_async_commit();
-    ptx::cp_async_wait<kStages - 1>();  // tile kt has landed
-    __syncthreads();
-    compute(kt % kStages);
-    __syncthreads();  // every warp is done with this stage before it is refilled
-  }
+  stage_pipeline(static_cast<int>(k_bytes / kBlockKBytes), [&](int s, int kt) {
+    load_tile_async<kBlockM, kCacheL1>(tiles.a[s], a_block + kt * kBlockKBytes, k_bytes);
+    load_tile_async<kBlockN, kCacheL1>(tiles.b[s], b_block + kt * kBlockKBytes, k_bytes);
+  }, compute);
 }
 
 // Warp coordinates inside the block tile.

@@ -64,5 +64,5 @@ GEMM_KERNEL(int4_ptx_unpack_s8) {
     __syncthreads();
     gemm::warp_tile_mma<Policy, 2 * kBlockKBytes / 32>(acc, load, s8.a, s8.b, wr, wc);
   });
-  gemm::store_c(acc, static_cast<int32_t*>(C_), N, wr, wc, lane);
+  gemm::store_c<Policy>(acc, static_cast<int32_t*>(C_), N, wr, wc, lane);
 }

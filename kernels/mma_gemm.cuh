@@ -18,26 +18,58 @@
 namespace gemm {
 
 // One 32-byte K step on one 16 x 8 output tile: d += A(16 x 32 B) * B(32 B x 8).
-// Policies: Acc (accumulator and C element type) and step(d, a, b0, b1).
+// Policies: Acc (accumulator register type, four per m16n8 tile in the layout above),
+// Out (C's element type), step(d, a, b0, b1) and out(d, c), the four C values of a tile.
+template <typename AccT>
+struct StoreAsIs {
+  using Acc = AccT;
+  using Out = AccT;
+  __device__ __forceinline__ static void out(const Acc (&d)[4], Out (&c)[4]) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) c[i] = d[i];
+  }
+};
+
 template <void (*MMA)(float (&)[4], const uint32_t (&)[4], uint32_t, uint32_t)>
-struct OneMmaF32 {
-  using Acc = float;
+struct OneMmaF32 : StoreAsIs<float> {
   __device__ __forceinline__ static void step(Acc (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
     MMA(d, a, b0, b1);
   }
 };
 
 template <void (*MMA)(int32_t (&)[4], const uint32_t (&)[4], uint32_t, uint32_t)>
-struct OneMmaS32 {
-  using Acc = int32_t;
+struct OneMmaS32 : StoreAsIs<int32_t> {
   __device__ __forceinline__ static void step(Acc (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
     MMA(d, a, b0, b1);
   }
 };
 
+// FP16 accumulators: the tile's four values live as two .f16x2 registers, d[0] = (row g)
+// and d[1] = (row g + 8), each holding columns 2*(lane % 4) + {0, 1}; d[2], d[3] stay
+// unused. They are widened to FP32 (exactly) when C is stored, so C stays FP32.
+template <void (*MMA)(uint32_t (&)[2], const uint32_t (&)[4], uint32_t, uint32_t)>
+struct OneMmaF16 {
+  using Acc = uint32_t;
+  using Out = float;
+  __device__ __forceinline__ static void step(Acc (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    uint32_t h[2] = {d[0], d[1]};
+    MMA(h, a, b0, b1);
+    d[0] = h[0];
+    d[1] = h[1];
+  }
+  __device__ __forceinline__ static void out(const Acc (&d)[4], Out (&c)[4]) {
+    const float2 lo = ptx::f16x2_to_f32x2(d[0]);
+    const float2 hi = ptx::f16x2_to_f32x2(d[1]);
+    c[0] = lo.x;
+    c[1] = lo.y;
+    c[2] = hi.x;
+    c[3] = hi.y;
+  }
+};
+
 // Half-K instructions, issued twice per step: first on (a0, a1, b0), then on (a2, a3, b1).
 template <typename AccT, void (*MMA)(AccT (&)[4], const uint32_t (&)[2], uint32_t)>
-struct TwoMmas {
+struct TwoMmas : StoreAsIs<AccT> {
   using Acc = AccT;
   __device__ __forceinline__ static void step(Acc (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
     const uint32_t lo[2] = {a[0], a[1]};
@@ -157,21 +189,25 @@ __device__ __forceinline__ void warp_tile_mma(typename Policy::Acc (&acc)[kWarpM
   }
 }
 
-// Write the warp's m16n8 accumulators to C (row-major, N columns), two elements per store.
-template <typename Acc>
-__device__ __forceinline__ void store_c(const Acc (&acc)[kWarpM / 16][kWarpN / 8][4], Acc* C, int N,
-                                        int wr, int wc, int lane) {
+// Write the warp's m16n8 accumulators to C (row-major, N columns), two elements per
+// store, converted by Policy::out.
+template <typename Policy>
+__device__ __forceinline__ void store_c(const typename Policy::Acc (&acc)[kWarpM / 16][kWarpN / 8][4],
+                                        typename Policy::Out* C, int N, int wr, int wc, int lane) {
+  using Out = typename Policy::Out;
   constexpr int kMmaM = 16, kMmaN = 8;
   const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kBlockM + wr + lane / 4;
   const int64_t col0 = static_cast<int64_t>(blockIdx.x) * kBlockN + wc + 2 * (lane % 4);
-  using Acc2 = typename std::conditional<std::is_same<Acc, float>::value, float2, int2>::type;
+  using Out2 = typename std::conditional<std::is_same<Out, float>::value, float2, int2>::type;
 #pragma unroll
   for (int i = 0; i < kWarpM / kMmaM; ++i)
 #pragma unroll
     for (int j = 0; j < kWarpN / kMmaN; ++j) {
-      Acc* c = C + (row0 + i * kMmaM) * N + col0 + j * kMmaN;
-      *reinterpret_cast<Acc2*>(c) = Acc2{acc[i][j][0], acc[i][j][1]};
-      *reinterpret_cast<Acc2*>(c + 8 * static_cast<int64_t>(N)) = Acc2{acc[i][j][2], acc[i][j][3]};
+      Out v[4];
+      Policy::out(acc[i][j], v);
+      Out* c = C + (row0 + i * kMmaM) * N + col0 + j * kMmaN;
+      *reinterpret_cast<Out2*>(c) = Out2{v[0], v[1]};
+      *reinterpret_cast<Out2*>(c + 8 * static_cast<int64_t>(N)) = Out2{v[2], v[3]};
     }
 }
 
@@ -190,7 +226,7 @@ __device__ __forceinline__ void mma_gemm(const void* A_, const void* B_, void* C
                                tiles, [&](int s) {
     warp_tile_mma<Policy, kBlockKBytes / 32>(acc, load, tiles.a[s], tiles.b[s], wr, wc);
   });
-  store_c(acc, static_cast<Acc*>(C_), N, wr, wc, lane);
+  store_c<Policy>(acc, static_cast<typename Policy::Out*>(C_), N, wr, wc, lane);
 }
 
 }  // namespace gemm

@@ -66,6 +66,14 @@ __device__ __forceinline__ uint32_t prmt(uint32_t a, uint32_t b) {
   return d;
 }
 
+// ---- cvt: an .f16x2 register to two f32 (exact) -----------------------------------
+__device__ __forceinline__ float2 f16x2_to_f32x2(uint32_t h2) {
+  float lo, hi;
+  asm("{\n.reg .f16 l, h;\nmov.b32 {l, h}, %2;\ncvt.f32.f16 %0, l;\ncvt.f32.f16 %1, h;\n}\n"
+      : "=f"(lo), "=f"(hi) : "r"(h2));
+  return make_float2(lo, hi);
+}
+
 // ---- mma.sync (warp-wide tensor-core MMA), D = A*B + D in place ----------------
 // f16 inputs, f32 accumulators: A 4 x .b32 (8 halves), B 2 x .b32, C/D 4 x f32.
 __device__ __forceinline__ void mma_m16n8k16_f16_f32(float (&d)[4], const uint32_t (&a)[4],
@@ -74,6 +82,17 @@ __device__ __forceinline__ void mma_m16n8k16_f16_f32(float (&d)[4], const uint32
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// f16 inputs, f16 accumulators: A 4 x .b32, B 2 x .b32, C/D 2 x .f16x2 (d[0]: row g,
+// columns 2*(lane % 4) + {0, 1}; d[1]: the same columns of row g + 8).
+__device__ __forceinline__ void mma_m16n8k16_f16_f16(uint32_t (&d)[2], const uint32_t (&a)[4],
+                                                     uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
+      "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};\n"
+      : "+r"(d[0]), "+r"(d[1])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 

@@ -33,6 +33,9 @@ EXPECT = {
     ("int8_ptx_mma_k16", "sm_90"): (r"IMMA\.16816\.S8\.S8", r"IMMA\.16832"),
     ("fp16_ptx_mma_k16", "sm_89"): (r"HMMA\.16816\.F32", r"HMMA\.1688"),
     ("fp16_ptx_mma_k16", "sm_90"): (r"HMMA\.16816\.F32", r"HMMA\.1688"),
+    # FP16 accumulators: the F16 form of the instruction, never the F32 one
+    ("fp16_ptx_fp16acc", "sm_89"): (r"HMMA\.16816\.F16", r"HMMA\.\d+\.F32"),
+    ("fp16_ptx_fp16acc", "sm_90"): (r"HMMA\.16816\.F16", r"HMMA\.\d+\.F32"),
     ("fp16_ptx_k8", "sm_89"): (r"HMMA\.1688\.F32", r"HMMA\.16816"),
     ("fp16_ptx_k8", "sm_90"): (r"HMMA\.1688\.F32", r"HMMA\.16816"),
     # the study's facts: native IMMA.16864.S4 on sm_89, no S4 tensor instruction on sm_90
@@ -54,7 +57,7 @@ VARIANT_OF = {"fp16_ptx_3stage": "fp16_ptx_mma_k16", "fp16_ptx_manual_pack": "fp
               "int4_ptx_3stage": "int4_ptx_mma_k64", "int4_ptx_manual_pack": "int4_ptx_mma_k64",
               "int4_ptx_mma_k64_a_x2": "int4_ptx_mma_k64", "int4_ptx_mma_k64_a_x1": "int4_ptx_mma_k64",
               "int4_ptx_mma_k64_b_x2": "int4_ptx_mma_k64", "int4_ptx_mma_k64_b_x1": "int4_ptx_mma_k64",
-              "int4_ptx_mma_k64_ca": "int4_ptx_mma_k64"}
+              "int4_ptx_mma_k64_ca": "int4_ptx_mma_k64", "int4_ptx_mma_k64_b_trans": "int4_ptx_mma_k64"}
 for _v, _base in VARIANT_OF.items():
     for _arch in ("sm_89", "sm_90"):
         EXPECT[(_v, _arch)] = EXPECT[(_base, _arch)]
@@ -65,10 +68,12 @@ LOADS = {  # kernel: (must appear, must not appear)
     "int4_ptx_mma_k64_a_x1": (r"LDSM\.16\.M88 ", None), "int4_ptx_mma_k64_b_x1": (r"LDSM\.16\.M88 ", None),
     "int4_ptx_mma_k64_ca": (r"LDGSTS\.E\.128", r"BYPASS"),
     "int4_ptx_unpack_s8": (r"PRMT", None),
+    "int4_ptx_mma_k64_b_trans": (r"LDS\.U8", None),  # the nibble transpose reads bytes
 }
 # Shared memory beyond the pipeline's tiles: the unpacked INT8 copy of one K tile
-# (64 + 32 rows of 2 * 64 + 16 bytes).
-EXTRA_SHARED = {"int4_ptx_unpack_s8": (64 + 32) * 144}
+# (64 + 32 rows of 2 * 64 + 16 bytes); for row-major B, two staged tiles of 128 K rows of
+# 16 + 16 bytes in place of one of the two 32 x 80-byte column-major B tiles.
+EXTRA_SHARED = {"int4_ptx_unpack_s8": (64 + 32) * 144, "int4_ptx_mma_k64_b_trans": 2 * 128 * 32 - 32 * 80}
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ import pytest
 from analysis.errors import ConfigError
 from analysis.harness import GemmRunner, Tiling, check_and_time, compare, make_inputs, sample_rows
 from analysis.precision import PRECISIONS
+from analysis.workflow import kernel_options
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -55,6 +56,51 @@ def test_fp16_bound_accepts_fp32_rounding_and_rejects_an_error():
     assert compare(c32, a, b, p).first_bad == (10, 20)
 
 
+def test_row_major_b_is_the_transposed_image():
+    p = PRECISIONS["int4"]
+    a_col, b_col, a, b = make_inputs(p, 16, 32, 64, np.random.default_rng(6))
+    a_row, b_row, a2, b2 = make_inputs(p, 16, 32, 64, np.random.default_rng(6), b_layout="row")
+    assert np.array_equal(a_col, a_row) and np.array_equal(a, a2) and np.array_equal(b, b2)
+    assert b_col.shape == (32, 32) and b_row.shape == (64, 16)  # N x K/2 and K x N/2 bytes
+    lo = (b_row & 0xF).astype(np.int16)
+    unpack = lambda v: np.where(v > 7, v - 16, v)  # noqa: E731
+    assert np.array_equal(unpack(lo), b.T[:, 0::2])  # byte j of row k: columns 2j (low), 2j+1
+
+
+def _fp16_accumulate(a: np.ndarray, b_t: np.ndarray, chunk: int = 16) -> np.ndarray:
+    """A @ B with the running sum rounded to FP16 after every ``chunk`` products (a model of
+    an f16-accumulating m16n8k16 mma.sync chain)."""
+    acc = np.zeros((a.shape[0], b_t.shape[0]), np.float16)
+    for k0 in range(0, a.shape[1], chunk):
+        part = a[:, k0:k0 + chunk] @ b_t[:, k0:k0 + chunk].T
+        acc = (acc.astype(np.float64) + part).astype(np.float16)
+    return acc.astype(np.float32)
+
+
+def test_fp16_accumulation_is_exact_on_its_inputs_only():
+    p = PRECISIONS["fp16"]
+    _, _, a, b = make_inputs(p, 32, 32, 4096, np.random.default_rng(7), accumulator="f16")
+    assert set(np.unique(a)) == {-1.0, 0.0, 1.0}
+    res = compare(_fp16_accumulate(a, b), a, b, p, accumulator="f16")
+    assert res.passed and res.tolerance.startswith("exact")
+    _, _, a, b = make_inputs(p, 32, 32, 4096, np.random.default_rng(7))  # uniform in [-1, 1]
+    f16 = compare(_fp16_accumulate(a, b), a, b, p, accumulator="f16")
+    f32 = compare(a.astype(np.float32) @ b.T.astype(np.float32), a, b, p)
+    assert not f16.passed and f32.passed and f16.max_abs_error > 100 * f32.max_abs_error
+
+
+def test_fp16_accumulation_of_integers_is_refused():
+    with pytest.raises(ValueError, match="FP16 accumulation needs FP16 inputs"):
+        make_inputs(PRECISIONS["int8"], 16, 16, 64, np.random.default_rng(0), accumulator="f16")
+
+
+def test_command_carries_kernel_options():
+    from analysis.harness import command
+
+    cmd = command("check-time", "k.cubin", "k", "int4", 512, Tiling(), b_layout="row", accumulator=None)
+    assert cmd[-2:] == ["--b-layout", "row"] and "--accumulator" not in cmd
+
+
 def test_unwritten_output_fails():
     p = PRECISIONS["fp16"]
     _, _, a, b = make_inputs(p, 64, 32, 64, np.random.default_rng(4))
@@ -90,6 +136,7 @@ def _config() -> dict:
 
 
 KERNELS = {k: spec["precision"] for k, spec in _config()["kernels"].items()}
+OPTIONS = {k: kernel_options(spec) for k, spec in _config()["kernels"].items()}
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +162,41 @@ def test_kernel_passes_its_check(gpu_cubins, kernel, n):
     from analysis.workflow import tiling_from_config
 
     rec = check_and_time(gpu_cubins / f"{kernel}.cubin", kernel, KERNELS[kernel], n,
-                         tiling_from_config(_config(), kernel), warmups=2, repeats=5, seed=int(np.random.default_rng().integers(2**31)))
+                         tiling_from_config(_config(), kernel), warmups=2, repeats=5,
+                         seed=int(np.random.default_rng().integers(2**31)), **OPTIONS[kernel])
     assert rec["check"]["passed"] and rec["median_ns"] > 0 and len(rec["samples_ns"]) == 5
+
+
+@pytest.mark.gpu
+def test_b_layout_reaches_the_kernel(gpu_cubins):
+    """The row-major-B kernel fed B column-major computes with B transposed: the check fails,
+    while the same inputs in its own layout pass."""
+    def run(layout):
+        r = GemmRunner(gpu_cubins / "int4_ptx_mma_k64_b_trans.cubin", "int4_ptx_mma_k64_b_trans", "int4",
+                       Tiling(), 512, 512, 512, 8, b_layout=layout)
+        try:
+            return r.check()
+        finally:
+            r.close()
+
+    assert run("row").passed
+    wrong = run("col")
+    assert not wrong.passed and wrong.bad_count > 0.9 * 512 * 512
+
+
+@pytest.mark.gpu
+def test_fp16_accumulator_is_fp16(gpu_cubins):
+    """On uniform inputs in [-1, 1] at K = 4096 the FP16-accumulating kernel is far less
+    accurate than the FP32-accumulating one (it does accumulate in FP16)."""
+    errs = {}
+    for kernel in ("fp16_ptx_fp16acc", "fp16_ptx_mma_k16"):
+        r = GemmRunner(gpu_cubins / f"{kernel}.cubin", kernel, "fp16", Tiling(), 512, 512, 4096, 9)
+        try:
+            errs[kernel] = r.check(sample_rows(512, 64, np.random.default_rng(0)))
+        finally:
+            r.close()
+    assert errs["fp16_ptx_mma_k16"].passed
+    assert errs["fp16_ptx_fp16acc"].max_abs_error > 100 * errs["fp16_ptx_mma_k16"].max_abs_error
 
 
 @pytest.mark.gpu

@@ -16,7 +16,9 @@ PCT_OVERSHOOT = {"lts__t_sector_op_write_hit_rate.pct"}
 
 
 #: Configured kernels without reports in the committed default set, and why.
-NOT_PROFILED = {"int4_ptx_unpack_s8": "its first version failed its check on the H200; the fix is not yet run"}
+NOT_PROFILED = {"int4_ptx_unpack_s8": "its first version failed its check on the H200; the fix is not yet run",
+                "fp16_ptx_fp16acc": "written after the default set was profiled",
+                "int4_ptx_mma_k64_b_trans": "written after the default set was profiled"}
 
 
 def test_default_set_is_complete(report_tables, timings, repo):

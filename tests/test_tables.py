@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis import figures
-from analysis.tables import SET_COLUMNS, access_bytes, set_table, summary
+from analysis.tables import SET_COLUMNS, access_bytes, summary
 
 
 def test_set_table_columns(table, report_tables):

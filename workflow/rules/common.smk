@@ -11,8 +11,8 @@ from analysis.errors import ConfigError
 from analysis.harness import command as harness_command
 from analysis.ncu import REPORT_STEM, ReportName
 from analysis.tools import find_tool
-from analysis.workflow import (build_tools, check_config, committed_sets, local_gpu, set_reports,
-                               tiling_from_config)
+from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, local_gpu,
+                               set_reports, tiling_from_config)
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -65,7 +65,8 @@ def harness_cmd(wildcards, input, **options):
     """Shell form of the harness command for a rule's kernel and N (analysis.harness.command)."""
     return shlex.join(harness_command("check-time", input.cubin, wildcards.kernel,
                                       KERNELS[wildcards.kernel]["precision"], wildcards.n,
-                                      tiling_from_config(config, wildcards.kernel), **options))
+                                      tiling_from_config(config, wildcards.kernel),
+                                      **kernel_options(KERNELS[wildcards.kernel]), **options))
 
 
 def gpu_kernels():

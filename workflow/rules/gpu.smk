@@ -33,6 +33,7 @@ if GPU_SET:
             set=re.escape(GPU_SET),
         params:
             precision=lambda w: KERNELS[w.kernel]["precision"],
+            options=lambda w: kernel_options(KERNELS[w.kernel]),
             tiling=TILING,
             section_set=config["profile"]["section_set"],
             warmups=config["profile"]["warmups"],

@@ -8,4 +8,4 @@ sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     profile_kernel(Path(sm.input.cubin), sm.wildcards.kernel, sm.params.precision, int(sm.wildcards.n),
                    sm.params.tiling, Path(sm.output.report), section_set=sm.params.section_set,
-                   warmups=sm.params.warmups, ncu=sm.params.ncu)
+                   warmups=sm.params.warmups, ncu=sm.params.ncu, options=sm.params.options)
