@@ -164,17 +164,37 @@ def kernel_summary(summary: pd.DataFrame, static: pd.DataFrame | None, arch: str
 
 
 def _fmt_range(v: pd.Series, suffix: str = "x") -> str:
-    return f"{v.min():.2f}-{v.max():.2f}{suffix}" if len(v) else "not measured"
+    if not len(v):
+        return "not measured"
+    lo, hi = f"{v.min():.2f}", f"{v.max():.2f}"
+    return f"{lo}{suffix}" if lo == hi else f"{lo}-{hi}{suffix}"
+
+
+def _also_differs(summary: pd.DataFrame, kernel: str, ref: str, n: int | None) -> str:
+    """What else separates ``kernel`` from ``ref`` at N = n besides the knob's target: achieved
+    occupancy and executed warp instructions, as a note ('' where either row is missing)."""
+    t = summary.set_index(["kernel", "n"])
+    if n is None or (kernel, n) not in t.index or (ref, n) not in t.index:
+        return ""
+    k, r = t.loc[(kernel, n)], t.loc[(ref, n)]
+    return (f"at N={n} also: achieved occupancy {k[OCC]:.0f} % against {r[OCC]:.0f} %, "
+            f"{INST} {100 * (k[INST] / r[INST] - 1):+.0f} %, so the slowdown cannot be put on coalescing alone")
 
 
 def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, arch: str | None) -> pd.DataFrame:
     """Each claim of the study as a test on this set: claim, test, measured, holds
     (True/False, or None where the set lacks the kernels), note.
 
+    The study's claims are tested on the study's kernels only (registry entries without
+    ``study: false``); kernels beyond the study get their own rows at the end.
     "Faster" means faster beyond the spread of the event timings (interquartile ranges
     disjoint, see :func:`speedups`); speedups are ratios of medians.
     """
-    sp = speedups(summary, registry)
+    sp_all = speedups(summary, registry)
+    in_study = {k: spec for k, spec in registry.items() if spec.get("study", True)}
+    full = summary
+    summary = summary[summary["kernel"].isin(in_study)]
+    sp = speedups(summary, in_study)
     t = summary.dropna(subset=["median_ns"])
     largest = int(t["n"].max()) if len(t) else None
     emulated = (set(static.loc[(static["arch"] == arch) & static["emulated"].astype(bool), "kernel"])
@@ -269,7 +289,8 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           "; ".join(f"{p}: DRAM {m:.2f}, tensor {t:.2f}" for p, (m, t) in rows_mem.items()),
           None if not rows_mem or any(np.isnan(v) for mt in rows_mem.values() for v in mt)
           else len(more) == len(rows_mem),
-          "coalescing is the same for all kernels but one (one tile loader), so it cannot rank them")
+          "coalescing differs only where the tile loader does (int4_ptx_mma_k64_ca, int4_ptx_mma_k64_b_trans), "
+          "so it cannot rank the other kernels")
     # 7. ablation
     ab = sp[sp["comparison"] == "ablation"]
     better = ab[ab["faster_beyond_spread"]]
@@ -277,8 +298,38 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           "no single-knob variant of int4_ptx_mma_k64 is faster beyond the timing spread at any N",
           f"variant / k64 speedups {_fmt_range(ab['speedup'])}; faster: "
           + (", ".join(f"{r.kernel} N={r.n} ({r.speedup:.3f}x)" for r in better.itertuples()) or "none"),
-          None if ab.empty else better.empty,
-          "no transposed-B variant is built, so 'transposed B hurts coalescing' is not tested")
+          None if ab.empty else better.empty)
+    trans = ab[ab["kernel"] == ABLATION_ROOT + "_b_trans"]
+    bps = full.set_index(["kernel", "n"])["ldgsts_bytes_per_sector"]
+    pairs = [(bps.get((ABLATION_ROOT + "_b_trans", n)), bps.get((ABLATION_ROOT, n))) for n in trans["n"]]
+    claim("INT4 k64 ablation: transposed B badly hurts coalescing",
+          f"{ABLATION_ROOT}_b_trans (B row-major) uses fewer bytes per LDGSTS sector than {ABLATION_ROOT} "
+          "(ldgsts_bytes_per_sector) and is slower beyond the timing spread, at every N",
+          f"bytes per sector {_fmt_range(pd.Series([p[0] for p in pairs], dtype=float), '')} against "
+          f"{_fmt_range(pd.Series([p[1] for p in pairs], dtype=float), '')}; speedup {_fmt_range(trans['speedup'])}"
+          if len(trans) else "not measured",
+          None if trans.empty or any(a is None or b is None for a, b in pairs)
+          else all(a < b for a, b in pairs) and trans["slower_beyond_spread"].all(),
+          _also_differs(full, ABLATION_ROOT + "_b_trans", ABLATION_ROOT, largest))
+    # beyond the study
+    unpack = sp_all[(sp_all["kernel"] == "int4_ptx_unpack_s8") & (sp_all["comparison"] == "vs_baseline")]
+    k64w = sp_all[(sp_all["kernel"] == ABLATION_ROOT) & (sp_all["comparison"] == "vs_baseline")].set_index("n")
+    if len(unpack) and len(k64w):
+        ratio = (k64w["kernel_median_ns"].reindex(unpack["n"]).to_numpy() / unpack["kernel_median_ns"].to_numpy())
+        t_all = full.set_index(["kernel", "n"])
+        faster = [bool(t_all.loc[("int4_ptx_unpack_s8", n), "p75_ns"] < t_all.loc[(ABLATION_ROOT, n), "p25_ns"])
+                  for n in unpack["n"]]
+        if ABLATION_ROOT in emulated:
+            note = f"SASS on {arch}: {ABLATION_ROOT}'s s4 MMAs are emulated with S8 tensor instructions"
+        elif static is not None and len(static):
+            note = f"SASS on {arch}: {ABLATION_ROOT}'s s4 MMAs are native, so this compares native s4 with s8"
+        else:
+            note = ""
+        claim("Beyond the study: unpacking INT4 to INT8 once per K tile beats the compiler's s4 emulation",
+              f"int4_ptx_unpack_s8 (s8 mma.sync on unpacked tiles) faster than {ABLATION_ROOT} beyond the "
+              "timing spread at every N",
+              f"int4_ptx_unpack_s8 / {ABLATION_ROOT} speedup {_fmt_range(pd.Series(ratio))}",
+              all(faster), note)
     return pd.DataFrame(rows, columns=["claim", "test", "measured", "holds", "note"])
 
 

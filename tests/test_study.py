@@ -65,8 +65,9 @@ def test_spearman_known_values():
 
 
 def test_printed_correlation_equals_the_computed_one(summ):
-    """The rho printed on the occupancy figure equals 1 - 6 sum d^2 / (n (n^2 - 1)) over the
-    panel's points (no ties among these real values), computed here independently."""
+    """The rho printed on the occupancy figure equals the Pearson correlation of the average
+    ranks (ties share the mean of their positions) over the panel's points, computed here
+    independently with NumPy."""
     occ = study.OCC
     fig = figures.occupancy_vs_throughput(summ, "test")
     try:
@@ -78,11 +79,12 @@ def test_printed_correlation_equals_the_computed_one(summ):
     assert set(printed) == {"FP16", "INT8", "INT4"}
     for prec, text in printed.items():
         sub = summ[summ["precision"] == prec.lower()].dropna(subset=[occ, "throughput"])
-        rx = sub[occ].to_numpy().argsort().argsort()
-        ry = sub["throughput"].to_numpy().argsort().argsort()
+        def avg_rank(v):
+            srt = np.sort(v)
+            return (np.searchsorted(srt, v, "left") + np.searchsorted(srt, v, "right") - 1) / 2
+
         n = len(sub)
-        assert sub[occ].is_unique and sub["throughput"].is_unique
-        rho = 1 - 6 * ((rx - ry) ** 2).sum() / (n * (n**2 - 1))
+        rho = np.corrcoef(avg_rank(sub[occ].to_numpy()), avg_rank(sub["throughput"].to_numpy()))[0, 1]
         m = re.search(r"rho = (-?[\d.]+) \(n = (\d+)\)", text)
         assert m and float(m.group(1)) == pytest.approx(rho, abs=0.005) and int(m.group(2)) == n
 
@@ -155,6 +157,30 @@ def test_claims_table(summ, registry, static, sp):
     dram = study.spearman(big["throughput"], big[study.DRAM_PCT])
     tensor = study.spearman(big["throughput"], big[study.TENSOR])
     assert f"int8: DRAM {dram:.2f}, tensor {tensor:.2f}" in mem["measured"]
+
+
+def test_claims_beyond_the_study(summ, registry, static, timings):
+    """The study's claims leave out the kernel beyond the study; its own row and the
+    transposed-B row quote the timings and counters they test."""
+    c = study.claims(summ, registry, static, "sm_90").set_index("claim")
+    assert [k for k, spec in registry.items() if not spec.get("study", True)] == ["int4_ptx_unpack_s8"]
+    ours = c.index.str.startswith("Beyond the study")
+    assert ours.sum() == 1 and not c[~ours]["measured"].str.contains("int4_ptx_unpack_s8").any()
+    t = timings.set_index(["kernel", "n"])
+    sizes = sorted(timings["n"].unique())
+    ratio = [t.loc[("int4_ptx_mma_k64", n), "median_ns"] / t.loc[("int4_ptx_unpack_s8", n), "median_ns"] for n in sizes]
+    row = c[ours].iloc[0]
+    assert row["measured"].endswith(f"speedup {min(ratio):.2f}-{max(ratio):.2f}x")
+    assert row["holds"] == all(t.loc[("int4_ptx_unpack_s8", n), "p75_ns"] < t.loc[("int4_ptx_mma_k64", n), "p25_ns"]
+                               for n in sizes)
+    assert "emulated" in row["note"]  # sm_90: the k64 kernel's s4 MMAs are emulated (static SASS)
+    trans = c.loc["INT4 k64 ablation: transposed B badly hurts coalescing"]
+    bps = summ.set_index(["kernel", "n"])["ldgsts_bytes_per_sector"]
+    assert trans["measured"].startswith(f"bytes per sector {bps[('int4_ptx_mma_k64_b_trans', 8192)]:.2f} against "
+                                        f"{bps[('int4_ptx_mma_k64', 8192)]:.2f}")
+    assert trans["holds"] == all(bps[("int4_ptx_mma_k64_b_trans", n)] < bps[("int4_ptx_mma_k64", n)]
+                                 and t.loc[("int4_ptx_mma_k64_b_trans", n), "p25_ns"]
+                                 > t.loc[("int4_ptx_mma_k64", n), "p75_ns"] for n in sizes)
 
 
 def test_instruction_ratios_against_the_reports(summ, registry):

@@ -21,8 +21,8 @@ def test_set_table_columns(table, report_tables):
     assert set(table["repeat"]) == {0}
 
 
-def test_summary_one_row_per_kernel_and_n(summ, report_tables):
-    assert len(summ) == len({(r.kernel, r.n) for r in report_tables}) == 105
+def test_summary_one_row_per_kernel_and_n(summ, report_tables, registry):
+    assert len(summ) == len({(r.kernel, r.n) for r in report_tables}) == 5 * len(registry)
     assert not summ.duplicated(["kernel", "n"]).any()
 
 
