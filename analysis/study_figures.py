@@ -37,10 +37,22 @@ def _panels(n: int, width: float = 3.8, height: float = 3.4):
     return fig, axes[0]
 
 
+#: The mma.sync ceilings drawn on each precision's panels: INT4 panels also show the s8
+#: ceiling, the bound of a kernel that unpacks INT4 to INT8 and multiplies with s8 MMAs.
+CEILING_PRECISIONS = {"fp16": ("fp16",), "int8": ("int8",), "int4": ("int4", "int8")}
+
+
+def _ceilings(references: pd.DataFrame, prec: str) -> pd.DataFrame:
+    """The tensor ceilings (references.csv rows of kind ``ceiling``) for a precision's panel."""
+    return references[(references["kind"] == "ceiling")
+                      & references["precision"].isin(CEILING_PRECISIONS.get(prec, (prec,)))]
+
+
 def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: str):
     """Event-timed throughput against N, one panel per precision, error bars from the 25th
     to 75th percentile of the timings; the vendor library at each N (dashed, black) and
-    the measured mma.sync ceiling of the precision (dotted line) from references.csv."""
+    the measured mma.sync ceilings of the precision (dotted lines, see CEILING_PRECISIONS)
+    from references.csv."""
     precs = _precisions(summary)
     styles = kernel_styles(list(summary["kernel"].unique()))
     ops = 2.0 * summary["n"].astype("float64") ** 3
@@ -57,8 +69,7 @@ def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: st
                 if len(lib):
                     ax.plot(lib["n"], lib["rate"], color="#000000", linestyle="--", linewidth=1.2,
                             label=f"{LIBRARY[prec]} (vendor library)")
-                ceil = references[(references["kind"] == "ceiling") & (references["precision"] == prec)]
-                for r in ceil.itertuples():
+                for r in _ceilings(references, prec).itertuples():
                     ax.axhline(r.rate, color="#555555", linestyle=":", linewidth=1)
                     ax.annotate(f"{r.name}: {r.rate:.0f} {r.unit}", (0.02, r.rate), xycoords=("axes fraction", "data"),
                                 fontsize=6, xytext=(0, 2), textcoords="offset points", color="#555555")
@@ -161,8 +172,7 @@ def roofline(rl: pd.DataFrame, references: pd.DataFrame | None, title: str):
                         label=f"ncu DRAM peak {peak:.2f} TB/s")
             if references is not None and len(references):
                 copy = references[references["name"] == "dram_copy"]
-                tensor = references[(references["kind"] == "ceiling") & (references["precision"] == prec)]
-                for r in tensor.itertuples():
+                for r in _ceilings(references, prec).itertuples():
                     ax.axhline(r.rate, color="#000000", linestyle=":", linewidth=1, label=f"{r.name} {r.rate:.0f} {r.unit}")
                 if len(copy):
                     bw = copy["rate"].iloc[0]

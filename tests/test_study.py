@@ -105,6 +105,13 @@ def test_throughput_figure_plots_the_timings_and_references(summ, references):
             if lib:
                 ref = references[references["name"] == lib].sort_values("n")
                 assert list(lines[f"{lib} (vendor library)"].get_ydata()) == ref["rate"].tolist()
+            # the measured ceilings are annotated with their rate; INT4 also shows the s8 one
+            notes = {t.get_text().split(":")[0]: t.xy[1] for t in ax.texts if hasattr(t, "xy")}
+            want = {"FP16": ["peak_mma_m16n8k16_f16_f32"], "INT8": ["peak_mma_m16n8k32_s8_s32"],
+                    "INT4": ["peak_mma_m16n8k64_s4_s32", "peak_mma_m16n8k32_s8_s32"]}[prec]
+            ceil = references.set_index("name")["rate"]
+            assert sorted(k for k in notes if k.startswith("peak_")) == sorted(want)
+            assert all(notes[k] == ceil[k] for k in want)
     finally:
         import matplotlib.pyplot as plt
 
