@@ -265,6 +265,7 @@ def test_valid_config_passes(config):
     (lambda c: c["kernels"]["int4_wmma"].update(archs=["sm_75"]), "sm_75 is not supported"),
     (lambda c: c.update(archs=["sm_70", "sm_90"]), "sm_70 cannot run"),
     (lambda c: c["kernels"]["int8_ptx_mma_k32"].update(baseline="fp16_wmma"), "another precision"),
+    (lambda c: c["kernels"]["int8_wmma"].update(accumulator="f16"), "accumulator f16 needs precision fp16"),
 ])
 def test_invalid_config_is_refused_before_any_work(config, edit, match):
     from analysis.workflow import check_config
@@ -281,6 +282,9 @@ def test_invalid_config_is_refused_before_any_work(config, edit, match):
     lambda c: c["kernels"]["int8_wmma"].update(precision="int3"),
     lambda c: c.update(unknown_key=1),
     lambda c: c["tiling"].update(block_k_bytes=48),
+    lambda c: c["kernels"]["fp16_wmma"].update(accumulator="f8"),
+    lambda c: c["kernels"]["int4_wmma"].update(b_layout="diagonal"),
+    lambda c: c["kernels"]["int4_wmma"].update(study="no"),
 ])
 def test_schema_refuses(config, edit):
     edit(config)
