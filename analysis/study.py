@@ -177,8 +177,11 @@ def _also_differs(summary: pd.DataFrame, kernel: str, ref: str, n: int | None) -
     if n is None or (kernel, n) not in t.index or (ref, n) not in t.index:
         return ""
     k, r = t.loc[(kernel, n)], t.loc[(ref, n)]
-    return (f"at N={n} also: achieved occupancy {k[OCC]:.0f} % against {r[OCC]:.0f} %, "
-            f"{INST} {100 * (k[INST] / r[INST] - 1):+.0f} %, so the slowdown cannot be put on coalescing alone")
+    d_occ, d_inst = k[OCC] - r[OCC], 100 * (k[INST] / r[INST] - 1)
+    note = f"at N={n}: achieved occupancy {k[OCC]:.0f} % against {r[OCC]:.0f} %, {INST} {d_inst:+.0f} %"
+    if abs(d_occ) > 1 or abs(d_inst) > 1:  # beyond a point of occupancy or a percent of instructions
+        note += ", so a difference in time cannot be put on coalescing alone"
+    return note
 
 
 def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, arch: str | None) -> pd.DataFrame:
