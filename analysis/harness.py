@@ -390,15 +390,15 @@ class GemmRunner:
         self.accumulator = accumulator
         self.m, self.n, self.k, self.seed = m, n, k, seed
         tiling.check_shape(kernel, self.prec, m, n, k)
+        # inputs first: a refused accumulator or layout raises before any CUDA resource exists
+        a_dev, b_dev, self.a_ref, self.b_ref = make_inputs(self.prec, m, n, k, np.random.default_rng(seed),
+                                                           accumulator=accumulator, b_layout=b_layout)
         primary_context(cu)
         self.module = _check(cu.cuModuleLoadData(Path(cubin).read_bytes()), f"cuModuleLoadData({cubin})")
         self.func = _check(cu.cuModuleGetFunction(self.module, kernel.encode()),
                            f"cuModuleGetFunction({kernel})")
         self.stream = _check(cu.cuStreamCreate(0), "cuStreamCreate")
 
-        rng = np.random.default_rng(seed)
-        a_dev, b_dev, self.a_ref, self.b_ref = make_inputs(self.prec, m, n, k, rng, accumulator=accumulator,
-                                                           b_layout=b_layout)
         self.c_bytes = m * n * 4
         self.d_a = self._upload(a_dev)
         self.d_b = self._upload(b_dev)

@@ -170,6 +170,19 @@ def _fmt_range(v: pd.Series, suffix: str = "x") -> str:
     return f"{lo}{suffix}" if lo == hi else f"{lo}-{hi}{suffix}"
 
 
+def _paired(summary: pd.DataFrame, kernel: str, ref: str, cols: list[str]) -> tuple[list, list]:
+    """The N that both ``kernel`` and ``ref`` have, and the (kernel row, ref row) pairs of
+    those N where every column of ``cols`` has a value in both (fewer pairs than N: data
+    missing, so a claim over every N cannot be judged)."""
+    t = summary.set_index(["kernel", "n"])
+    have = set(t.index.get_level_values(0))
+    if kernel not in have or ref not in have:
+        return [], []
+    ns = sorted(set(t.loc[kernel].index) & set(t.loc[ref].index))
+    pairs = [(t.loc[(kernel, n)], t.loc[(ref, n)]) for n in ns]
+    return ns, [(k, r) for k, r in pairs if k[cols].notna().all() and r[cols].notna().all()]
+
+
 def _also_differs(summary: pd.DataFrame, kernel: str, ref: str, n: int | None) -> str:
     """What else separates ``kernel`` from ``ref`` at N = n besides the knob's target: achieved
     occupancy and executed warp instructions, as a note ('' where either row is missing)."""
@@ -189,11 +202,11 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     (True/False, or None where the set lacks the kernels), note.
 
     The study's claims are tested on the study's kernels only (registry entries without
-    ``study: false``); kernels beyond the study get their own rows at the end.
+    ``study: false``); the last row asks the question of the kernel beyond the study,
+    int4_ptx_unpack_s8 (None where the set lacks it).
     "Faster" means faster beyond the spread of the event timings (interquartile ranges
     disjoint, see :func:`speedups`); speedups are ratios of medians.
     """
-    sp_all = speedups(summary, registry)
     in_study = {k: spec for k, spec in registry.items() if spec.get("study", True)}
     full = summary
     summary = summary[summary["kernel"].isin(in_study)]
@@ -302,37 +315,34 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           f"variant / k64 speedups {_fmt_range(ab['speedup'])}; faster: "
           + (", ".join(f"{r.kernel} N={r.n} ({r.speedup:.3f}x)" for r in better.itertuples()) or "none"),
           None if ab.empty else better.empty)
-    trans = ab[ab["kernel"] == ABLATION_ROOT + "_b_trans"]
-    bps = full.set_index(["kernel", "n"])["ldgsts_bytes_per_sector"]
-    pairs = [(bps.get((ABLATION_ROOT + "_b_trans", n)), bps.get((ABLATION_ROOT, n))) for n in trans["n"]]
+    tb, unpack = ABLATION_ROOT + "_b_trans", "int4_ptx_unpack_s8"
+    timed = ["median_ns", "p25_ns", "p75_ns"]
+    ns, pairs = _paired(full, tb, ABLATION_ROOT, [*timed, "ldgsts_bytes_per_sector"])
     claim("INT4 k64 ablation: transposed B badly hurts coalescing",
-          f"{ABLATION_ROOT}_b_trans (B row-major) uses fewer bytes per LDGSTS sector than {ABLATION_ROOT} "
+          f"{tb} (B row-major) uses fewer bytes per LDGSTS sector than {ABLATION_ROOT} "
           "(ldgsts_bytes_per_sector) and is slower beyond the timing spread, at every N",
-          f"bytes per sector {_fmt_range(pd.Series([p[0] for p in pairs], dtype=float), '')} against "
-          f"{_fmt_range(pd.Series([p[1] for p in pairs], dtype=float), '')}; speedup {_fmt_range(trans['speedup'])}"
-          if len(trans) else "not measured",
-          None if trans.empty or any(a is None or b is None for a, b in pairs)
-          else all(a < b for a, b in pairs) and trans["slower_beyond_spread"].all(),
-          _also_differs(full, ABLATION_ROOT + "_b_trans", ABLATION_ROOT, largest))
+          f"bytes per sector {_fmt_range(pd.Series([k['ldgsts_bytes_per_sector'] for k, _ in pairs]), '')} against "
+          f"{_fmt_range(pd.Series([r['ldgsts_bytes_per_sector'] for _, r in pairs]), '')}; speedup "
+          f"{_fmt_range(pd.Series([r['median_ns'] / k['median_ns'] for k, r in pairs]))}" if pairs else "not measured",
+          None if not pairs or len(pairs) < len(ns)
+          else all(k["ldgsts_bytes_per_sector"] < r["ldgsts_bytes_per_sector"] and bool(_faster(r, k))
+                   for k, r in pairs),
+          _also_differs(full, tb, ABLATION_ROOT, largest) if pairs else "")
     # beyond the study
-    unpack = sp_all[(sp_all["kernel"] == "int4_ptx_unpack_s8") & (sp_all["comparison"] == "vs_baseline")]
-    k64w = sp_all[(sp_all["kernel"] == ABLATION_ROOT) & (sp_all["comparison"] == "vs_baseline")].set_index("n")
-    if len(unpack) and len(k64w):
-        ratio = (k64w["kernel_median_ns"].reindex(unpack["n"]).to_numpy() / unpack["kernel_median_ns"].to_numpy())
-        t_all = full.set_index(["kernel", "n"])
-        faster = [bool(t_all.loc[("int4_ptx_unpack_s8", n), "p75_ns"] < t_all.loc[(ABLATION_ROOT, n), "p25_ns"])
-                  for n in unpack["n"]]
-        if ABLATION_ROOT in emulated:
-            note = f"SASS on {arch}: {ABLATION_ROOT}'s s4 MMAs are emulated with S8 tensor instructions"
-        elif static is not None and len(static):
-            note = f"SASS on {arch}: {ABLATION_ROOT}'s s4 MMAs are native, so this compares native s4 with s8"
-        else:
-            note = ""
-        claim("Beyond the study: unpacking INT4 to INT8 once per K tile beats the compiler's s4 emulation",
-              f"int4_ptx_unpack_s8 (s8 mma.sync on unpacked tiles) faster than {ABLATION_ROOT} beyond the "
-              "timing spread at every N",
-              f"int4_ptx_unpack_s8 / {ABLATION_ROOT} speedup {_fmt_range(pd.Series(ratio))}",
-              all(faster), note)
+    ns, pairs = _paired(full, unpack, ABLATION_ROOT, timed)
+    static_arch = (static[static["arch"] == arch].set_index("kernel")
+                   if static is not None and len(static) and arch else None)
+    if ABLATION_ROOT in emulated:
+        note = f"SASS on {arch}: {ABLATION_ROOT}'s s4 MMAs are emulated with S8 tensor instructions"
+    elif static_arch is not None and ABLATION_ROOT in static_arch.index:
+        note = f"SASS on {arch}: {ABLATION_ROOT}'s s4 MMAs are native, so this compares native s4 with s8"
+    else:
+        note = ""
+    claim("Beyond the study: unpacking INT4 to INT8 once per K tile beats the compiler's s4 emulation",
+          f"{unpack} (s8 mma.sync on unpacked tiles) faster than {ABLATION_ROOT} beyond the timing spread at every N",
+          f"{unpack} / {ABLATION_ROOT} speedup {_fmt_range(pd.Series([r['median_ns'] / k['median_ns'] for k, r in pairs]))}"
+          if pairs else "not measured",
+          None if not pairs or len(pairs) < len(ns) else all(bool(_faster(k, r)) for k, r in pairs), note)
     return pd.DataFrame(rows, columns=["claim", "test", "measured", "holds", "note"])
 
 

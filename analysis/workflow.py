@@ -25,9 +25,11 @@ def tiling_from_config(config: dict, kernel: str | None = None) -> Tiling:
 
 def kernel_options(spec: dict) -> dict:
     """The harness options a registry entry sets beyond precision and tiling:
-    ``accumulator`` and ``b_layout`` where the entry gives them (keyword arguments of
-    :func:`analysis.harness.command` and :func:`analysis.harness.check_and_time`)."""
-    return {key: spec[key] for key in ("accumulator", "b_layout") if spec.get(key) is not None}
+    ``accumulator`` and ``b_layout`` where the entry gives them other than the defaults
+    (None, ``col``), as keyword arguments of :func:`analysis.harness.command` and
+    :func:`analysis.harness.check_and_time`."""
+    defaults = {"accumulator": None, "b_layout": "col"}
+    return {key: spec[key] for key in defaults if spec.get(key, defaults[key]) != defaults[key]}
 
 
 #: Oldest architecture the kernels build for: every one loads tiles with cp.async, which

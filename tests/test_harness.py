@@ -94,6 +94,19 @@ def test_fp16_accumulation_of_integers_is_refused():
         make_inputs(PRECISIONS["int8"], 16, 16, 64, np.random.default_rng(0), accumulator="f16")
 
 
+def test_refused_accumulator_touches_no_gpu():
+    """FP16 accumulation for INT8 is refused while drawing the inputs, before any CUDA call
+    (without a GPU, a CUDA call would fail with RuntimeError instead)."""
+    with pytest.raises(ValueError, match="FP16 accumulation needs FP16 inputs"):
+        GemmRunner(Path("no.cubin"), "int8_wmma", "int8", Tiling(), 64, 32, 64, 0, accumulator="f16")
+
+
+def test_kernel_options_only_beyond_defaults():
+    assert kernel_options({"precision": "int4", "b_layout": "col"}) == {}
+    assert kernel_options({"precision": "int4", "b_layout": "row"}) == {"b_layout": "row"}
+    assert kernel_options({"precision": "fp16", "accumulator": "f16", "study": True}) == {"accumulator": "f16"}
+
+
 def test_command_carries_kernel_options():
     from analysis.harness import command
 

@@ -190,6 +190,18 @@ def test_claims_beyond_the_study(summ, registry, static, timings):
                                  > t.loc[("int4_ptx_mma_k64", n), "p75_ns"] for n in sizes)
 
 
+def test_claims_with_missing_data_are_not_judged(summ, registry, static):
+    """A counter missing at one N leaves the transposed-B claim unjudged (None), and a set
+    without the kernels leaves both new rows unmeasured, rather than a False."""
+    gap = summ.copy()
+    gap.loc[(gap["kernel"] == "int4_ptx_mma_k64") & (gap["n"] == 8192), "ldgsts_bytes_per_sector"] = np.nan
+    c = study.claims(gap, registry, static, "sm_90").set_index("claim")
+    assert c.loc["INT4 k64 ablation: transposed B badly hurts coalescing", "holds"] is None
+    without = summ[~summ["kernel"].isin(["int4_ptx_unpack_s8", "int4_ptx_mma_k64_b_trans"])]
+    c = study.claims(without, registry, static, None)
+    assert (c.tail(2)["measured"] == "not measured").all() and c.tail(2)["holds"].isna().all()
+
+
 def test_instruction_ratios_against_the_reports(summ, registry):
     r = study.instruction_ratios(summ, registry)
     inst = summ.set_index(["kernel", "n"])[study.INST]
