@@ -186,16 +186,11 @@ def make_inputs(prec: Precision, m: int, n: int, k: int, rng: np.random.Generato
         else:
             draw = lambda rows, cols: rng.uniform(prec.lo, prec.hi, size=(rows, cols)).astype(np.float16)  # noqa: E731
         a, b_t = draw(m, k), draw(n, k)
-        a_dev, b_dev = a, b_t
     else:
         a = rng.integers(prec.lo, prec.hi + 1, size=(m, k), dtype=np.int8)
         b_t = rng.integers(prec.lo, prec.hi + 1, size=(n, k), dtype=np.int8)
-        a_dev, b_dev = a, b_t
     b_img = b_t if b_layout == "col" else np.ascontiguousarray(b_t.T)
-    if prec.name == "int4":
-        a_dev, b_dev = _pack_int4(a), _pack_int4(b_img)
-    else:
-        b_dev = b_img
+    a_dev, b_dev = (_pack_int4(a), _pack_int4(b_img)) if prec.name == "int4" else (a, b_img)
     return a_dev, b_dev, a.astype(np.float64), b_t.astype(np.float64)
 
 

@@ -43,6 +43,24 @@ def _faster(k: pd.Series, b: pd.Series) -> pd.Series:
     return k["p75_ns"] < b["p25_ns"]
 
 
+def _paired(summary: pd.DataFrame, kernel: str, ref: str, cols: list[str]) -> tuple[int, list]:
+    """The N that both ``kernel`` and ``ref`` have (their count), and (n, kernel row, ref row)
+    for those N where every column of ``cols`` has a value in both; fewer triples than N
+    means data are missing, so a claim over every N cannot be judged."""
+    t = summary.set_index(["kernel", "n"])
+    have = set(t.index.get_level_values(0))
+    if kernel not in have or ref not in have:
+        return 0, []
+    ns = sorted(set(t.loc[kernel].index) & set(t.loc[ref].index))
+    rows = [(int(n), t.loc[(kernel, n)], t.loc[(ref, n)]) for n in ns]
+    return len(ns), [(n, k, r) for n, k, r in rows if k[cols].notna().all() and r[cols].notna().all()]
+
+
+def _listed(rows: pd.DataFrame) -> str:
+    """Speedup rows as "kernel N=n (s.sssx), ..." ("none" where there are none)."""
+    return ", ".join(f"{r.kernel} N={r.n} ({r.speedup:.3f}x)" for r in rows.itertuples()) or "none"
+
+
 def speedups(summary: pd.DataFrame, registry: dict) -> pd.DataFrame:
     """Speedups from the event-timed medians, one row per (kernel, reference, N).
 
@@ -58,10 +76,9 @@ def speedups(summary: pd.DataFrame, registry: dict) -> pd.DataFrame:
     rows = []
 
     def add(comparison, kernel, ref):
-        for n in sorted(set(t.loc[kernel].index) & set(t.loc[ref].index)) if kernel in t.index and ref in t.index else []:
-            k, b = t.loc[(kernel, n)], t.loc[(ref, n)]
+        for n, k, b in _paired(summary, kernel, ref, ["median_ns"])[1]:
             rows.append({"comparison": comparison, "kernel": kernel, "reference": ref,
-                         "precision": k["precision"], "n": int(n), "kernel_median_ns": k["median_ns"],
+                         "precision": k["precision"], "n": n, "kernel_median_ns": k["median_ns"],
                          "reference_median_ns": b["median_ns"], "speedup": b["median_ns"] / k["median_ns"],
                          "faster_beyond_spread": bool(_faster(k, b)),
                          "slower_beyond_spread": bool(_faster(b, k))})
@@ -107,16 +124,12 @@ def instruction_ratios(summary: pd.DataFrame, registry: dict) -> pd.DataFrame:
     """Executed warp instructions (smsp__inst_executed.sum) of each kernel relative to its
     registry baseline at each N. Columns: kernel, baseline, precision, n, inst_executed,
     baseline_inst_executed, ratio."""
-    t = summary.set_index(["kernel", "n"])
     rows = []
     for kernel, spec in registry.items():
         base = spec.get("baseline")
-        if not base or kernel not in t.index or base not in t.index:
-            continue
-        for n in sorted(set(t.loc[kernel].index) & set(t.loc[base].index)):
-            k, b = t.loc[(kernel, n), INST], t.loc[(base, n), INST]
-            rows.append({"kernel": kernel, "baseline": base, "precision": spec["precision"], "n": int(n),
-                         "inst_executed": k, "baseline_inst_executed": b, "ratio": k / b})
+        for n, k, b in _paired(summary, kernel, base, [])[1] if base else []:
+            rows.append({"kernel": kernel, "baseline": base, "precision": spec["precision"], "n": n,
+                         "inst_executed": k[INST], "baseline_inst_executed": b[INST], "ratio": k[INST] / b[INST]})
     return pd.DataFrame(rows, columns=["kernel", "baseline", "precision", "n", "inst_executed",
                                        "baseline_inst_executed", "ratio"])
 
@@ -170,19 +183,6 @@ def _fmt_range(v: pd.Series, suffix: str = "x") -> str:
     return f"{lo}{suffix}" if lo == hi else f"{lo}-{hi}{suffix}"
 
 
-def _paired(summary: pd.DataFrame, kernel: str, ref: str, cols: list[str]) -> tuple[list, list]:
-    """The N that both ``kernel`` and ``ref`` have, and the (kernel row, ref row) pairs of
-    those N where every column of ``cols`` has a value in both (fewer pairs than N: data
-    missing, so a claim over every N cannot be judged)."""
-    t = summary.set_index(["kernel", "n"])
-    have = set(t.index.get_level_values(0))
-    if kernel not in have or ref not in have:
-        return [], []
-    ns = sorted(set(t.loc[kernel].index) & set(t.loc[ref].index))
-    pairs = [(t.loc[(kernel, n)], t.loc[(ref, n)]) for n in ns]
-    return ns, [(k, r) for k, r in pairs if k[cols].notna().all() and r[cols].notna().all()]
-
-
 def _also_differs(summary: pd.DataFrame, kernel: str, ref: str, n: int | None) -> str:
     """What else separates ``kernel`` from ``ref`` at N = n besides the knob's target: achieved
     occupancy and executed warp instructions, as a note ('' where either row is missing)."""
@@ -226,8 +226,7 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     fast = f[f["faster_beyond_spread"]]
     claim("FP16: hand-written PTX gives no end-to-end speedup over fp16_wmma",
           "no FP16 PTX kernel is faster than fp16_wmma beyond the timing spread at any N",
-          f"speedups {_fmt_range(f['speedup'])}; faster beyond spread: "
-          + (", ".join(f"{r.kernel} N={r.n} ({r.speedup:.3f}x)" for r in fast.itertuples()) or "none"),
+          f"speedups {_fmt_range(f['speedup'])}; faster beyond spread: {_listed(fast)}",
           None if f.empty else fast.empty)
     at = t[(t["precision"] == "fp16") & (t["n"] == largest)]["throughput"]
     claim("FP16: at large N all kernels converge",
@@ -312,24 +311,23 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     better = ab[ab["faster_beyond_spread"]]
     claim("INT4 k64 ablation: the chosen configuration is a local optimum",
           "no single-knob variant of int4_ptx_mma_k64 is faster beyond the timing spread at any N",
-          f"variant / k64 speedups {_fmt_range(ab['speedup'])}; faster: "
-          + (", ".join(f"{r.kernel} N={r.n} ({r.speedup:.3f}x)" for r in better.itertuples()) or "none"),
+          f"variant / k64 speedups {_fmt_range(ab['speedup'])}; faster: {_listed(better)}",
           None if ab.empty else better.empty)
     tb, unpack = ABLATION_ROOT + "_b_trans", "int4_ptx_unpack_s8"
     timed = ["median_ns", "p25_ns", "p75_ns"]
-    ns, pairs = _paired(full, tb, ABLATION_ROOT, [*timed, "ldgsts_bytes_per_sector"])
+    n_common, pairs = _paired(full, tb, ABLATION_ROOT, [*timed, "ldgsts_bytes_per_sector"])
     claim("INT4 k64 ablation: transposed B badly hurts coalescing",
           f"{tb} (B row-major) uses fewer bytes per LDGSTS sector than {ABLATION_ROOT} "
           "(ldgsts_bytes_per_sector) and is slower beyond the timing spread, at every N",
-          f"bytes per sector {_fmt_range(pd.Series([k['ldgsts_bytes_per_sector'] for k, _ in pairs]), '')} against "
-          f"{_fmt_range(pd.Series([r['ldgsts_bytes_per_sector'] for _, r in pairs]), '')}; speedup "
-          f"{_fmt_range(pd.Series([r['median_ns'] / k['median_ns'] for k, r in pairs]))}" if pairs else "not measured",
-          None if not pairs or len(pairs) < len(ns)
+          f"bytes per sector {_fmt_range(pd.Series([k['ldgsts_bytes_per_sector'] for _, k, _ in pairs]), '')} against "
+          f"{_fmt_range(pd.Series([r['ldgsts_bytes_per_sector'] for _, _, r in pairs]), '')}; speedup "
+          f"{_fmt_range(pd.Series([r['median_ns'] / k['median_ns'] for _, k, r in pairs]))}" if pairs else "not measured",
+          None if not pairs or len(pairs) < n_common
           else all(k["ldgsts_bytes_per_sector"] < r["ldgsts_bytes_per_sector"] and bool(_faster(r, k))
-                   for k, r in pairs),
+                   for _, k, r in pairs),
           _also_differs(full, tb, ABLATION_ROOT, largest) if pairs else "")
     # beyond the study
-    ns, pairs = _paired(full, unpack, ABLATION_ROOT, timed)
+    n_common, pairs = _paired(full, unpack, ABLATION_ROOT, timed)
     static_arch = (static[static["arch"] == arch].set_index("kernel")
                    if static is not None and len(static) and arch else None)
     if ABLATION_ROOT in emulated:
@@ -340,9 +338,9 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
         note = ""
     claim("Beyond the study: unpacking INT4 to INT8 once per K tile beats the compiler's s4 emulation",
           f"{unpack} (s8 mma.sync on unpacked tiles) faster than {ABLATION_ROOT} beyond the timing spread at every N",
-          f"{unpack} / {ABLATION_ROOT} speedup {_fmt_range(pd.Series([r['median_ns'] / k['median_ns'] for k, r in pairs]))}"
+          f"{unpack} / {ABLATION_ROOT} speedup {_fmt_range(pd.Series([r['median_ns'] / k['median_ns'] for _, k, r in pairs]))}"
           if pairs else "not measured",
-          None if not pairs or len(pairs) < len(ns) else all(bool(_faster(k, r)) for k, r in pairs), note)
+          None if not pairs or len(pairs) < n_common else all(bool(_faster(k, r)) for _, k, r in pairs), note)
     return pd.DataFrame(rows, columns=["claim", "test", "measured", "holds", "note"])
 
 
