@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TextIO
 
 from .errors import AnalysisError
 from .io import atomic_path, write_json
@@ -61,9 +63,10 @@ def parse_ptxas(log: str, kernel: str, arch: str) -> ResourceUsage:
 
 
 def compile_cubin(source: Path, kernel: str, arch: str, defines: list[str], cubin: Path,
-                  resources: Path, nvcc: str | None = None) -> ResourceUsage:
+                  resources: Path, nvcc: str | None = None, out: TextIO | None = None) -> ResourceUsage:
     """Build ``source`` for ``arch`` (e.g. ``sm_90``) into ``cubin`` and write the ptxas
-    resource report as JSON to ``resources``; nvcc's command and output go to stdout.
+    resource report as JSON to ``resources``; nvcc's command and output go to ``out``
+    (default stdout).
 
     Raises:
         ToolNotFoundError: no nvcc; AnalysisError: the compilation failed (the message
@@ -74,7 +77,8 @@ def compile_cubin(source: Path, kernel: str, arch: str, defines: list[str], cubi
     with atomic_path(cubin) as tmp:
         proc = subprocess.run([*cmd, str(tmp), str(source)], capture_output=True, text=True,
                               env=tool_env(exe), check=False)
-        print(f"$ {' '.join(cmd)} <tmp> {source}\n# nvcc {nvcc_version(exe)}\n{proc.stdout}{proc.stderr}")
+        print(f"$ {' '.join(cmd)} <tmp> {source}\n# nvcc {nvcc_version(exe)}\n{proc.stdout}{proc.stderr}",
+              file=out or sys.stdout)
         if proc.returncode != 0:
             raise AnalysisError(f"{source}: nvcc failed for {arch}:\n{proc.stderr.strip()}")
     usage = parse_ptxas(proc.stdout + proc.stderr, kernel, arch)
@@ -100,3 +104,62 @@ def disassemble(cubin: Path, sass: Path, cuobjdump: str | None = None) -> None:
         raise AnalysisError(f"{cubin}: cuobjdump -sass failed: {proc.stderr.strip()}")
     with atomic_path(sass) as tmp:
         tmp.write_text(proc.stdout, encoding="utf-8")
+
+
+def build_kernel(source: Path, kernel: str, arch: str, defines: list[str], cubin: Path, resources: Path,
+                 sass: Path, log: Path, nvcc: str | None = None, cuobjdump: str | None = None) -> ResourceUsage:
+    """:func:`compile_cubin` then :func:`disassemble`: one kernel for one architecture, in
+    this process (no interpreter of its own), with nvcc's output and any error in ``log``.
+
+    Raises:
+        as :func:`compile_cubin` and :func:`disassemble`; the message is also in ``log``.
+    """
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "w", encoding="utf-8") as fh:
+        try:
+            usage = compile_cubin(source, kernel, arch, defines, cubin, resources, nvcc=nvcc, out=fh)
+            disassemble(cubin, sass, cuobjdump=cuobjdump)
+        except Exception as exc:
+            print(f"error: {exc}", file=fh)
+            raise
+        print(f"{cubin}: {usage.registers} registers, {usage.shared_bytes} bytes smem; {sass} written", file=fh)
+    return usage
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m analysis.build``: build and disassemble one kernel (rule build).
+
+    A process that imports only this module starts in about 0.1 s; Snakemake's ``script:``
+    and ``run:`` jobs start an interpreter with Snakemake itself (docs/benchmarks.md).
+    """
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m analysis.build", description=main.__doc__.splitlines()[0])
+    ap.add_argument("--source", type=Path, required=True)
+    ap.add_argument("--kernel", required=True, help="the kernel's function name")
+    ap.add_argument("--arch", required=True, help="e.g. sm_90")
+    ap.add_argument("--cubin", type=Path, required=True)
+    ap.add_argument("--resources", type=Path, required=True, help="ptxas resource report (JSON)")
+    ap.add_argument("--sass", type=Path, help="cuobjdump -sass output; omit to skip disassembly")
+    ap.add_argument("--log", type=Path, required=True)
+    ap.add_argument("--nvcc", help="nvcc to use (default: found as analysis.tools.find_tool says)")
+    ap.add_argument("--cuobjdump", help="cuobjdump to use")
+    ap.add_argument("defines", nargs="*", help="-D build parameters")
+    args = ap.parse_args(argv)
+    try:
+        if args.sass is None:
+            args.log.parent.mkdir(parents=True, exist_ok=True)
+            with open(args.log, "w", encoding="utf-8") as fh:
+                compile_cubin(args.source, args.kernel, args.arch, args.defines, args.cubin, args.resources,
+                              nvcc=args.nvcc, out=fh)
+        else:
+            build_kernel(args.source, args.kernel, args.arch, args.defines, args.cubin, args.resources, args.sass,
+                         args.log, nvcc=args.nvcc, cuobjdump=args.cuobjdump)
+    except AnalysisError as exc:
+        print(f"error: {exc} (details: {args.log})", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

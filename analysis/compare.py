@@ -145,12 +145,6 @@ def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str
     return df
 
 
-def shared_pairs(kernels_by_set: dict[str, set[str]]) -> list[tuple[str, str]]:
-    """Every (baseline, candidate) pair of sets, in name order, that share a kernel."""
-    names = sorted(kernels_by_set)
-    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if kernels_by_set[a] & kernels_by_set[b]]
-
-
 def headline_figure(diff: pd.DataFrame, title: str):
     """Relative change of the headline metrics per kernel and N (a heat map, %); flagged
     cells are outlined, cells within noise are shown hatched-free in pale colour."""

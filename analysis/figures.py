@@ -45,7 +45,7 @@ def _missing_note(fig, ax, missing: list[str], figure: str) -> None:
 
 def save(fig, png: str | Path, pdf: str | Path) -> None:
     """Write a figure as PNG and PDF (fixed metadata, so reruns give the same bytes), atomically."""
-    for path, meta in ((png, {"Software": None}), (pdf, {"CreationDate": None, "Producer": None})):
+    for path, meta in ((png, {"Software": None}), (pdf, {"CreationDate": None, "Producer": None, "Creator": None})):
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=Path(path).suffix[1:], metadata=meta, bbox_inches="tight")
     plt.close(fig)

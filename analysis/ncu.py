@@ -14,51 +14,42 @@ from __future__ import annotations
 import contextlib
 import lzma
 import math
-import re
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import ncu_report
 import pandas as pd
 
 from .errors import ReportError
+from .names import REPORT_STEM, ReportName  # noqa: F401 (re-exported)
 from .precision import PRECISIONS
 
 #: Columns of the per-report tidy table, in order (one row per launch x metric).
 TIDY_COLUMNS = ["kernel", "precision", "n", "repeat", "launch", "metric", "value", "value_str", "unit",
                 "metric_type", "instances"]
 
-#: Report file names: {kernel}_n{N}.ncu-rep[.xz], repeats of a profile as {kernel}_n{N}_r{R}.
-REPORT_STEM = r"[A-Za-z0-9_]+?_n\d+(?:_r[1-9]\d*)?"
-_FILE_RE = re.compile(r"^(?P<kernel>[A-Za-z0-9_]+?)_n(?P<n>\d+)(?:_r(?P<repeat>[1-9]\d*))?\.ncu-rep(?:\.xz)?$")
 _METRIC_TYPE = {0: "other", 1: "counter", 2: "ratio", 3: "throughput"}
+
+
+# ncu_report's value kinds (IMetric.ValueKind_*), grouped by the accessor that reads them.
+_KIND_DOUBLE = frozenset((ncu_report.IMetric.ValueKind_DOUBLE, ncu_report.IMetric.ValueKind_FLOAT))
+_KIND_UINT = frozenset((ncu_report.IMetric.ValueKind_UINT32, ncu_report.IMetric.ValueKind_UINT64))
+_KIND_STRING = frozenset((ncu_report.IMetric.ValueKind_STRING,))
+
+
+def OPCODE_INSTANCES(metric: str) -> bool:  # noqa: N802 (a constant predicate)
+    """The instanced metrics the workflow keeps: those with one instance per SASS opcode
+    (``sass__*per_opcode*``, e.g. ``sass__thread_inst_executed_true_per_opcode_with_modifier_all``).
+    Per-PC source counters and PM-sampling series are left to :func:`load_instances`."""
+    return metric.startswith("sass__") and "per_opcode" in metric
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 #: The next step for a damaged report, wherever it came from.
 REPROFILE = "profile the kernel again, or remove the file from its set"
-
-
-@dataclass(frozen=True)
-class ReportName:
-    """Kernel, N and repeat encoded in a report's file name:
-    ``{kernel}_n{N}.ncu-rep[.xz]`` (repeat 0) or ``{kernel}_n{N}_r{R}.ncu-rep[.xz]``."""
-
-    kernel: str
-    n: int
-    repeat: int = 0
-
-    @classmethod
-    def parse(cls, path: str | Path) -> ReportName | None:
-        m = _FILE_RE.match(Path(path).name)
-        return cls(m["kernel"], int(m["n"]), int(m["repeat"] or 0)) if m else None
-
-    @property
-    def stem(self) -> str:
-        """The file name without ``.ncu-rep[.xz]``."""
-        return f"{self.kernel}_n{self.n}" + (f"_r{self.repeat}" if self.repeat else "")
 
 
 def precision_from_kernel(kernel: str) -> str | None:
@@ -80,7 +71,9 @@ def _plain_report(path: Path) -> Iterator[Path]:
     if path.suffix != ".xz":
         yield path
         return
-    tmpdir = Path(tempfile.mkdtemp(prefix="ncu-rep-"))
+    # decompressed into memory-backed /dev/shm where there is one: the copy is read once
+    shm = Path("/dev/shm")
+    tmpdir = Path(tempfile.mkdtemp(prefix="ncu-rep-", dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
     try:
         plain = tmpdir / path.name[: -len(".xz")]
         _xz_decompress_strict(path, plain)
@@ -120,18 +113,26 @@ def _xz_decompress_strict(src: Path, dst: Path) -> None:
 
 
 def _metric_value(metric) -> tuple[float, str | None]:
-    """(numeric value, string value) of one metric; NaN for a missing or non-numeric value."""
+    """(numeric value, string value) of one metric; NaN for a missing or non-numeric value.
+
+    Same result as ``metric.value()`` (ncu_report's convenience wrapper, which picks the
+    ``as_*`` accessor from ``kind()``), without building its lookup table per call: this
+    runs once per metric, about 2,000 times per launch.
+    """
     if not metric.has_value():
         return math.nan, None
-    val = metric.value()
+    kind = metric.kind()
+    if kind in _KIND_DOUBLE:
+        val = metric.as_double()
+    elif kind in _KIND_UINT:
+        val = metric.as_uint64()
+    elif kind in _KIND_STRING:
+        return math.nan, metric.as_string()
+    else:  # ANY or UNKNOWN: ncu_report gives None
+        return math.nan, None
     if val is None:
         return math.nan, None
-    if isinstance(val, str):
-        return math.nan, val
-    try:
-        return float(val), None
-    except (TypeError, ValueError):
-        return math.nan, str(val)
+    return float(val), None
 
 
 def _actions(ctx) -> Iterator[tuple[int, object]]:
@@ -144,8 +145,6 @@ def _actions(ctx) -> Iterator[tuple[int, object]]:
 
 
 def _open(path: Path, plain: Path):
-    import ncu_report
-
     try:
         ctx = ncu_report.load_report(str(plain))
     except Exception as exc:  # the native reader's own failure
@@ -189,11 +188,16 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
     return df[TIDY_COLUMNS]
 
 
-def _instance_table(name: ReportName | None, actions: list, metrics: list[str] | None) -> pd.DataFrame:
+def _instance_table(name: ReportName | None, actions: list, metrics: list[str] | Callable[[str], bool] | None
+                    ) -> pd.DataFrame:
     rows: list[tuple] = []
     for launch, action in actions:
         kernel = name.kernel if name else action.name()
-        for metric_name in (metrics if metrics is not None else list(action.metric_names())):
+        if metrics is None or callable(metrics):
+            wanted = [m for m in action.metric_names() if metrics is None or metrics(m)]
+        else:
+            wanted = metrics
+        for metric_name in wanted:
             m = action.metric_by_name(metric_name)
             if m is None or m.num_instances() == 0:
                 continue
@@ -214,14 +218,16 @@ def _instance_table(name: ReportName | None, actions: list, metrics: list[str] |
 
 
 def _read(path: str | Path, expect_launches: int | None, *, metrics: bool = True,
-          instances: bool = False) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
-    """Open a report once and build the tables asked for."""
+          instances: bool = False, instance_filter: Callable[[str], bool] | None = None
+          ) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """Open a report once and build the tables asked for (instances of the metrics
+    ``instance_filter`` accepts; None: every instanced metric)."""
     path = Path(path)
     name = ReportName.parse(path)
     with _plain_report(path) as plain:
         actions = list(_actions(_open(path, plain)))
         table = _metric_table(path, name, actions, expect_launches) if metrics else None
-        inst = _instance_table(name, actions, None) if instances else None
+        inst = _instance_table(name, actions, instance_filter) if instances else None
     return table, inst
 
 
@@ -268,12 +274,14 @@ def _run_reader(path: Path, child_args: list[str], timeout: float = 600) -> None
         raise ReportError(path, f"the report reader failed (exit {proc.returncode}): {tail[0]}")
 
 
-def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1
-                         ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, timeout: float = 600,
+                         opcode_instances_only: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`load_report` and :func:`load_instances` of one file, run in a child process.
 
-    A report from elsewhere is data, not code: if the native reader crashes (or hangs)
-    on it, only the child dies, and this raises ReportError naming the file.
+    A report from elsewhere is data, not code: if the native reader crashes (or hangs
+    longer than ``timeout`` seconds) on it, only the child dies, and this raises
+    ReportError naming the file. ``opcode_instances_only`` keeps only the instanced
+    metrics :data:`OPCODE_INSTANCES` accepts (what the workflow stores).
 
     Returns:
         (metrics table, instances table), as the two functions return them.
@@ -284,15 +292,19 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1
     path = Path(path)
     with tempfile.TemporaryDirectory(prefix="ncu-read-") as tmp:
         _run_reader(path, ["-m", "analysis.ncu", str(path), tmp,
-                           "any" if expect_launches is None else str(expect_launches)])
+                           "any" if expect_launches is None else str(expect_launches),
+                           "opcode" if opcode_instances_only else "all"], timeout=timeout)
         return pd.read_parquet(Path(tmp) / "metrics.parquet"), pd.read_parquet(Path(tmp) / "instances.parquet")
 
 
 def _main(argv: list[str]) -> int:
-    """Child side of :func:`load_report_isolated`: ``python -m analysis.ncu REPORT OUTDIR N``."""
-    path, out, expect = argv
+    """Child side of :func:`load_report_isolated`:
+    ``python -m analysis.ncu REPORT OUTDIR N|any [all|opcode]``."""
+    path, out, expect, *which = argv
+    only = OPCODE_INSTANCES if which == ["opcode"] else None
     try:
-        metrics, instances = _read(path, None if expect == "any" else int(expect), instances=True)
+        metrics, instances = _read(path, None if expect == "any" else int(expect), instances=True,
+                                   instance_filter=only)
     except ReportError as exc:
         print(f"ReportError: {exc.cause}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
         return 3

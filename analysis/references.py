@@ -31,7 +31,7 @@ import pandas as pd
 from .errors import CheckFailedError
 from .harness import (_check, compare, fp32_accumulation_bound, make_inputs, matmul_f64,
                       primary_context, sample_rows, time_launches)
-from .io import atomic_path
+from .io import write_csv
 from .precision import gemm_ops, precision_of
 
 #: Ceiling kernels of kernels/ceilings/mma_peak.cu: precision -> (function, K of the shape).
@@ -231,8 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     if note:
         print(f"note: {note}")
     table = references_table(rows + lib)
-    with atomic_path(args.out) as tmp:
-        table.to_csv(tmp, index=False)
+    write_csv(table, args.out)
     for r in rows + lib:
         print(f"{r.name:28s} n={r.n:5d} median {r.median_ns / 1e3:10.2f} us  {r.rate:8.2f} {r.unit}")
     return 0

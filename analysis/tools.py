@@ -72,6 +72,7 @@ def _version(exe: Path, pattern: str) -> str:
     return m.group(1)
 
 
+@lru_cache(maxsize=None)
 def nvcc_version(nvcc: Path) -> str:
     """Full nvcc version, e.g. ``13.0.88`` (from ``nvcc --version``, ``V13.0.88``)."""
     return _version(nvcc, r"\bV(\d+\.\d+\.\d+)")

@@ -9,7 +9,7 @@ from pathlib import Path
 from .errors import ConfigError, ToolNotFoundError
 from .gpu import GpuInfo, detect_gpu, profile_set_name
 from .harness import Tiling
-from .ncu import ReportName
+from .names import ReportName
 from .precision import precision_of
 from .tools import find_tool, ncu_version
 
@@ -147,3 +147,9 @@ def set_reports(profiles: Path, set_name: str) -> list[ReportName]:
         else:
             out.append(name)
     return out
+
+
+def shared_pairs(kernels_by_set: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Every (baseline, candidate) pair of sets, in name order, that share a kernel."""
+    names = sorted(kernels_by_set)
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if kernels_by_set[a] & kernels_by_set[b]]

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from analysis.gpu import detect_gpu
-from analysis.ncu import ReportName, load_instances, load_report
+from analysis.ncu import ReportName
+from analysis.parse import parse_reports
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SET = "h200_580.159.04_ncu2025.3.1"
@@ -47,14 +49,24 @@ def timings() -> pd.DataFrame:
 
 
 @pytest.fixture(scope="session")
-def report_tables() -> dict[ReportName, pd.DataFrame]:
-    """Every committed report of the default set, parsed once."""
-    return {ReportName.parse(p): load_report(p) for p in REPORTS}
+def parsed_set():
+    """Every committed report of the default set, read once as the workflow reads it
+    (analysis.parse: a pool of reader processes, one per core)."""
+    got = parse_reports(REPORTS, workers=os.cpu_count() or 1)
+    got.raise_errors(DEFAULT_SET)
+    return got
 
 
 @pytest.fixture(scope="session")
-def report_instances() -> pd.DataFrame:
-    return pd.concat([load_instances(p) for p in REPORTS], ignore_index=True)
+def report_tables(parsed_set) -> dict[ReportName, pd.DataFrame]:
+    """Every committed report of the default set, parsed once."""
+    return {ReportName.parse(p): m for p, m in zip(REPORTS, parsed_set.metrics)}
+
+
+@pytest.fixture(scope="session")
+def report_instances(parsed_set) -> pd.DataFrame:
+    """The per-opcode instanced metrics of every report (what the workflow keeps)."""
+    return pd.concat(parsed_set.instances, ignore_index=True)
 
 
 @pytest.fixture(scope="session")

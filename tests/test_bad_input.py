@@ -9,6 +9,8 @@ import os
 import shutil
 import stat
 import warnings
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +23,12 @@ import analysis
 from analysis import figures
 from analysis.errors import AnalysisError, ConfigError, ReportError, ToolNotFoundError
 from analysis.ncu import _run_reader, load_instances, load_report, load_report_isolated
-from analysis.schemas import SchemaError, validate_references, validate_summary, validate_tidy
+from analysis.schemas import (
+    SchemaError,
+    validate_references,
+    validate_summary,
+    validate_tidy,
+)
 from analysis.tables import set_table, summary
 
 from .conftest import REPO, SET_DIR
@@ -413,15 +420,22 @@ def test_fuzz_plain_reports_never_take_the_caller_down(tmp_path, plain_bytes):
     has no checksum: a corruption can parse to wrong values, which is why the workflow
     stores reports xz-compressed, with xz's CRC64.)"""
     rng = np.random.default_rng(7)
-    p = tmp_path / "int8_wmma_n512.ncu-rep"
-    outcomes = {"refused": 0, "parsed": 0}
-    for _ in range(40):
+    paths = []
+    for i in range(40):
+        p = tmp_path / f"{i}" / "int8_wmma_n512.ncu-rep"
+        p.parent.mkdir()
         p.write_bytes(_mutate(plain_bytes, rng))
+        paths.append(p)
+
+    def outcome(p) -> str:
         try:
             load_report_isolated(p)
-            outcomes["parsed"] += 1
+            return "parsed"
         except ReportError as exc:
             assert str(p) in str(exc)
-            outcomes["refused"] += 1
+            return "refused"
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # each call is a child process
+        outcomes = Counter(pool.map(outcome, paths))
     assert sum(outcomes.values()) == 40 and outcomes["refused"] > 20, outcomes
     assert os.getpid() > 0  # still here

@@ -4,13 +4,15 @@ the instructions each kernel is meant to issue (CPU only)."""
 from __future__ import annotations
 
 import json
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import yaml
 
-from analysis.build import compile_cubin, disassemble, parse_ptxas
+from analysis.build import build_kernel, compile_cubin, parse_ptxas
 from analysis.errors import AnalysisError
 from analysis.harness import Tiling
 
@@ -78,18 +80,21 @@ EXTRA_SHARED = {"int4_ptx_unpack_s8": (64 + 32) * 144, "int4_ptx_mma_k64_b_trans
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
+    """Every kernel for both architectures, built as the workflow builds it; nvcc and
+    cuobjdump run as child processes, one per core at a time."""
     out = tmp_path_factory.mktemp("build")
-    res = {}
-    for kernel in KERNELS:
-        for arch in ("sm_89", "sm_90"):
-            cubin = out / f"{arch}_{kernel}.cubin"
-            stages = CONFIG_KERNELS[kernel].get("stages", 2)
-            usage = compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, Tiling(stages=stages).defines(),
-                                  cubin, out / f"{arch}_{kernel}.json")
-            disassemble(cubin, out / f"{arch}_{kernel}.sass")
-            res[(kernel, arch)] = (usage, (out / f"{arch}_{kernel}.sass").read_text(),
-                                   json.loads((out / f"{arch}_{kernel}.json").read_text()))
-    return res
+
+    def build(kernel: str, arch: str):
+        cubin = out / f"{arch}_{kernel}.cubin"
+        stages = CONFIG_KERNELS[kernel].get("stages", 2)
+        usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, arch, Tiling(stages=stages).defines(),
+                             cubin, out / f"{arch}_{kernel}.json", out / f"{arch}_{kernel}.sass",
+                             out / f"{arch}_{kernel}.log")
+        return usage, (out / f"{arch}_{kernel}.sass").read_text(), json.loads((out / f"{arch}_{kernel}.json").read_text())
+
+    jobs = [(kernel, arch) for kernel in KERNELS for arch in ("sm_89", "sm_90")]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return dict(zip(jobs, pool.map(lambda job: build(*job), jobs)))
 
 
 @pytest.mark.parametrize("kernel,arch", sorted(EXPECT))

@@ -4,14 +4,22 @@ and by nvcc 13.5 (the _nvcc13.5 set, which holds a repeat of every report)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pandas as pd
 import pytest
 
-from analysis.compare import (Thresholds, aliases, canonical_names, compare_sets, metadata_side_by_side,
-                              per_metric, shared_pairs)
-from analysis.ncu import load_report
+from analysis.compare import (
+    Thresholds,
+    aliases,
+    canonical_names,
+    compare_sets,
+    metadata_side_by_side,
+    per_metric,
+)
+from analysis.parse import parse_reports
 from analysis.tables import set_table
+from analysis.workflow import shared_pairs
 
 from .conftest import REPO
 
@@ -22,8 +30,9 @@ B = "h200_580.159.04_ncu2025.3.1_nvcc13.5"
 def _set(name: str) -> pd.DataFrame:
     """A whole committed set (the noise estimate pools over all of its kernels and N)."""
     d = REPO / "profiles" / name
-    paths = sorted((d / "reports").glob("*.ncu-rep.xz"))
-    return set_table([load_report(p) for p in paths], name, json.loads((d / "metadata.json").read_text()))
+    got = parse_reports(sorted((d / "reports").glob("*.ncu-rep.xz")), workers=os.cpu_count() or 1)
+    got.raise_errors(name)
+    return set_table(got.metrics, name, json.loads((d / "metadata.json").read_text()))
 
 
 @pytest.fixture(scope="module")

@@ -1,26 +1,32 @@
 # Build every kernel for every configured architecture and disassemble it (no GPU needed).
 
 
-rule build_cubin:
+# One job per kernel and architecture: nvcc, then cuobjdump -sass. A shell job running
+# `python -m analysis.build` (light imports) rather than script: or run:, which start an
+# interpreter with Snakemake in it per job (docs/benchmarks.md).
+rule build:
     input:
         source="kernels/{kernel}.cu",
-        headers=["kernels/gemm_common.cuh", "kernels/ptx.cuh", "kernels/wmma_gemm.cuh", "kernels/mma_gemm.cuh"],
+        headers=KERNEL_HEADERS,
     output:
         cubin="results/build/{arch}/{kernel}.cubin",
         resources="results/build/{arch}/{kernel}.resources.json",
+        sass="results/build/{arch}/{kernel}.sass",
     params:
-        defines=lambda w: tiling_from_config(config, w.kernel).defines(),
-        nvcc=TOOLS.get("nvcc"),
+        defines=lambda w: shlex.join(tiling_from_config(config, w.kernel).defines()),
+        tools=tool_options("nvcc", "cuobjdump"),
     log:
-        "logs/build_cubin/{arch}/{kernel}.log",
+        "logs/build/{arch}/{kernel}.log",
     benchmark:
-        "benchmarks/build_cubin/{arch}/{kernel}.tsv"
-    script:
-        "../scripts/build_cubin.py"
+        "benchmarks/build/{arch}/{kernel}.tsv"
+    shell:
+        "{PYTHON} -m analysis.build --source {input.source} --kernel {wildcards.kernel} --arch {wildcards.arch}"
+        " --cubin {output.cubin} --resources {output.resources} --sass {output.sass} --log {log}"
+        " {params.tools} -- {params.defines}"
 
 
 # The register-only mma.sync loops whose rates are the tensor ceilings (rule references).
-use rule build_cubin as build_ceilings with:
+rule build_ceilings:
     input:
         source="kernels/ceilings/mma_peak.cu",
         headers=["kernels/ptx.cuh"],
@@ -28,28 +34,14 @@ use rule build_cubin as build_ceilings with:
         cubin="results/build/{arch}/ceilings/mma_peak.cubin",
         resources="results/build/{arch}/ceilings/mma_peak.resources.json",
     params:
-        defines=[],
-        nvcc=TOOLS.get("nvcc"),
-        kernel="peak_mma_m16n8k16_f16_f32",
+        tools=tool_options("nvcc"),
     log:
         "logs/build_ceilings/{arch}.log",
     benchmark:
         "benchmarks/build_ceilings/{arch}.tsv"
-
-
-rule disassemble:
-    input:
-        cubin="results/build/{arch}/{kernel}.cubin",
-    output:
-        sass="results/build/{arch}/{kernel}.sass",
-    params:
-        cuobjdump=TOOLS.get("cuobjdump"),
-    log:
-        "logs/disassemble/{arch}/{kernel}.log",
-    benchmark:
-        "benchmarks/disassemble/{arch}/{kernel}.tsv"
-    script:
-        "../scripts/disassemble.py"
+    shell:
+        "{PYTHON} -m analysis.build --source {input.source} --kernel peak_mma_m16n8k16_f16_f32"
+        " --arch {wildcards.arch} --cubin {output.cubin} --resources {output.resources} --log {log} {params.tools}"
 
 
 rule sass_table:

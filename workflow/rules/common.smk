@@ -6,13 +6,12 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from analysis.compare import shared_pairs
 from analysis.errors import ConfigError
 from analysis.harness import command as harness_command
-from analysis.ncu import REPORT_STEM, ReportName
+from analysis.names import ReportName
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, local_gpu,
-                               set_reports, tiling_from_config)
+                               set_reports, shared_pairs, tiling_from_config)
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -26,6 +25,7 @@ TOOLS = config.get("tools") or {}
 PYTHON = sys.executable
 FIGURE_NAMES = ["occupancy_vs_throughput", "coalescing", "dram_active"]
 STUDY_FIGURES = ["throughput", "speedup", "instructions", "ablation", "roofline"]
+KERNEL_HEADERS = ["kernels/gemm_common.cuh", "kernels/ptx.cuh", "kernels/wmma_gemm.cuh", "kernels/mma_gemm.cuh"]
 
 # One GPU job at a time unless the command line grants more (--resources gpu=N); rules
 # that use the GPU declare resources: gpu=1. Snakemake leaves a resource nobody
@@ -55,10 +55,23 @@ wildcard_constraints:
     set=r"[A-Za-z0-9._-]+",
     a=r"[A-Za-z0-9._-]+",
     b=r"[A-Za-z0-9._-]+",
-    figure="|".join(FIGURE_NAMES),
-    study_figure="|".join(STUDY_FIGURES),
-    report=REPORT_STEM,
     r=r"[1-9]\d*",
+
+
+def tool_options(*names):
+    """Command-line options naming the tools the config sets explicitly (tools: in the config)."""
+    return shlex.join(f"--{name}={TOOLS[name]}" for name in names if TOOLS.get(name))
+
+
+def figure_outputs(folder, names):
+    """Named outputs ``{name}_png`` (in the HTML report, with the caption
+    workflow/report/figures/{name}.rst) and ``{name}_pdf`` of each figure in ``folder``."""
+    out = {}
+    for name in names:
+        out[f"{name}_png"] = report(f"{folder}/{name}.png", caption=f"../report/figures/{name}.rst",
+                                    category="Figures", subcategory="{set}", labels={"figure": name})
+        out[f"{name}_pdf"] = f"{folder}/{name}.pdf"
+    return out
 
 
 def harness_cmd(wildcards, input, **options):
@@ -85,20 +98,13 @@ def reports_of(set_name):
     return on_disk
 
 
-def gpu_reports(wildcards):
+def set_report_files(wildcards):
+    """The set's report files (for the GPU's own set: those this run writes)."""
     return [f"profiles/{wildcards.set}/reports/{r.stem}.ncu-rep.xz" for r in reports_of(wildcards.set)]
 
 
 def gpu_build_records(wildcards):
     return [f"results/build/{GPU.info.arch}/{k}.resources.json" for k in gpu_kernels()]
-
-
-def tidy_inputs(wildcards):
-    return [f"results/tidy/{wildcards.set}/{r.stem}.parquet" for r in reports_of(wildcards.set)]
-
-
-def instance_inputs(wildcards):
-    return [f"results/tidy/{wildcards.set}/{r.stem}.instances.parquet" for r in reports_of(wildcards.set)]
 
 
 def timings_input(wildcards):

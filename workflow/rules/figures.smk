@@ -1,16 +1,16 @@
-# The study's figures, each drawn from the set's summary table alone.
+# The per-set figures, all drawn in one job from the set's summary table alone.
 
 
-rule figure:
+rule set_figures:
     input:
         summary="results/tables/{set}/summary.csv",
     output:
-        png=report("figures/{set}/{figure}.png", caption="../report/figure.rst", category="Figures",
-                   subcategory="{set}", labels={"figure": "{figure}"}),
-        pdf="figures/{set}/{figure}.pdf",
+        **figure_outputs("figures/{set}", FIGURE_NAMES),
+    params:
+        names=FIGURE_NAMES,
     log:
-        "logs/figure/{set}/{figure}.log",
+        "logs/set_figures/{set}.log",
     benchmark:
-        "benchmarks/figure/{set}/{figure}.tsv"
+        "benchmarks/set_figures/{set}.tsv"
     script:
-        "../scripts/figure.py"
+        "../scripts/set_figures.py"

@@ -123,7 +123,7 @@ if GPU_SET:
 
     rule set_metadata:
         input:
-            reports=gpu_reports,
+            reports=set_report_files,
             builds=gpu_build_records,
         output:
             meta="profiles/{set}/metadata.json",

@@ -1,4 +1,5 @@
 # The study's tables, claims and figures (analysis.study): for every set with event timings.
+# The figures of a set are drawn in one job (one interpreter start instead of five).
 
 
 rule study_tables:
@@ -29,7 +30,7 @@ rule study_tables:
         "../scripts/study_tables.py"
 
 
-rule study_figure:
+rule study_figures:
     input:
         speedups="figures/{set}/study/speedups.csv",
         instructions="figures/{set}/study/instruction_ratios.csv",
@@ -39,12 +40,12 @@ rule study_figure:
         static=static_summary_input,
         metadata=metadata_input,
     output:
-        png=report("figures/{set}/study/{study_figure}.png", caption="../report/study_figure.rst",
-                   category="Figures", subcategory="{set}", labels={"figure": "{study_figure}"}),
-        pdf="figures/{set}/study/{study_figure}.pdf",
+        **figure_outputs("figures/{set}/study", STUDY_FIGURES),
+    params:
+        names=STUDY_FIGURES,
     log:
-        "logs/study_figure/{set}/{study_figure}.log",
+        "logs/study_figures/{set}.log",
     benchmark:
-        "benchmarks/study_figure/{set}/{study_figure}.tsv"
+        "benchmarks/study_figures/{set}.tsv"
     script:
-        "../scripts/study_figure.py"
+        "../scripts/study_figures.py"

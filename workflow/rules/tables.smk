@@ -1,38 +1,35 @@
-# Reports -> tidy tables: one per report, one per profile set, and the summary.
+# Reports -> tidy tables: one per profile set, and the summary.
 
 
-rule tidy_report:
+# One job per set reads every report in a pool of reader processes (analysis.parse); the
+# per-report tables are cached under results/tidy/{set}/ by content, so a set that gains
+# a report re-reads only that one. A report that crashes or hangs the native reader fails
+# the set's job naming that file; the other reports stay cached.
+rule parse_set:
     input:
-        report="profiles/{set}/reports/{report}.ncu-rep.xz",
-    output:
-        metrics="results/tidy/{set}/{report}.parquet",
-        instances="results/tidy/{set}/{report}.instances.parquet",
-    log:
-        "logs/tidy_report/{set}/{report}.log",
-    benchmark:
-        "benchmarks/tidy_report/{set}/{report}.tsv"
-    script:
-        "../scripts/tidy_report.py"
-
-
-rule set_table:
-    input:
-        reports=tidy_inputs,
+        reports=set_report_files,
         metadata=metadata_input,
     output:
         metrics="results/tables/{set}/metrics.parquet",
+        instances="results/tables/{set}/instances.parquet",
+    params:
+        cache=lambda w: f"results/tidy/{w.set}",
+        metadata=lambda w, input: f"--metadata {input.metadata[0]}" if input.metadata else "",
+    threads: workflow.cores
     log:
-        "logs/set_table/{set}.log",
+        "logs/parse_set/{set}.log",
     benchmark:
-        "benchmarks/set_table/{set}.tsv"
-    script:
-        "../scripts/set_table.py"
+        "benchmarks/parse_set/{set}.tsv"
+    shell:
+        "{PYTHON} -m analysis.parse --set {wildcards.set} {params.metadata} --cache {params.cache}"
+        " --workers {threads} --metrics {output.metrics} --instances {output.instances}"
+        " --log {log} {input.reports}"
 
 
 rule summary:
     input:
         metrics="results/tables/{set}/metrics.parquet",
-        instances=instance_inputs,
+        instances="results/tables/{set}/instances.parquet",
         timings=timings_input,
     output:
         csv="results/tables/{set}/summary.csv",

@@ -3,7 +3,7 @@ import pandas as pd
 
 from analysis.compare import Thresholds, compare_sets, headline_figure, metadata_side_by_side
 from analysis.figures import save
-from analysis.io import atomic_path
+from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
 from analysis.schemas import validate_set
 from analysis.tables import read_metadata
@@ -16,12 +16,10 @@ with logged(sm.log[0]):
                         Thresholds(**sm.params.thresholds))
     with atomic_path(sm.output.diff) as tmp:
         diff.to_parquet(tmp, index=False)
-    with atomic_path(sm.output.changes) as tmp:
-        diff[diff["flagged"]].to_csv(tmp, index=False)
+    write_csv(diff[diff["flagged"]], sm.output.changes)
     meta = metadata_side_by_side(read_metadata(sm.input.meta_baseline[0] if sm.input.meta_baseline else None),
                                  read_metadata(sm.input.meta_candidate[0] if sm.input.meta_candidate else None),
                                  (a, b))
-    with atomic_path(sm.output.metadata) as tmp:
-        meta.to_csv(tmp, index=False)
+    write_csv(meta, sm.output.metadata)
     save(headline_figure(diff, f"{b}\nagainst {a}"), sm.output.png, sm.output.pdf)
     print(diff["status"].value_counts().to_string())

@@ -4,7 +4,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.figures import save
-from analysis.io import atomic_path
+from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
 from analysis.sass import mix_figure, operand_type, read_build
 
@@ -13,7 +13,7 @@ with logged(sm.log[0]):
     mixes, rows = [], []
     for sass in map(Path, sorted(sm.input.sass)):
         arch, kernel = sass.parent.name, sass.stem
-        res = sass.with_suffix(".resources.json")  # written beside it by build_cubin
+        res = sass.with_suffix(".resources.json")  # written beside it by the build rule
         spec = sm.params.kernels[kernel]
         mix, row = read_build(sass, res, kernel, arch, spec["precision"], operand_type(spec["mma"]))
         mixes.append(mix)
@@ -21,6 +21,5 @@ with logged(sm.log[0]):
     summary = pd.DataFrame(rows).sort_values(["precision", "kernel", "arch"])
     with atomic_path(sm.output.mix) as tmp:
         pd.concat(mixes, ignore_index=True).to_parquet(tmp, index=False)
-    with atomic_path(sm.output.summary) as tmp:
-        summary.to_csv(tmp, index=False)
+    write_csv(summary, sm.output.summary)
     save(mix_figure(summary), sm.output.png, sm.output.pdf)

@@ -4,7 +4,7 @@ import json
 import pandas as pd
 
 from analysis import study
-from analysis.io import atomic_path
+from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
 from analysis.schemas import validate_summary
 
@@ -23,8 +23,7 @@ with logged(sm.log[0]):
         "roofline": study.roofline(summary),
     }
     for name, df in tables.items():
-        with atomic_path(sm.output[name]) as tmp:
-            df.to_csv(tmp, index=False)
+        write_csv(df, sm.output[name])
     for name in ("claims", "kernel_summary"):
         with atomic_path(sm.output[f"{name}_md"]) as tmp:
             tmp.write_text(study.to_markdown(tables[name]), encoding="utf-8")

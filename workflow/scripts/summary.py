@@ -1,7 +1,7 @@
 """Rule summary: set table + instances + event timings -> one row per (kernel, N)."""
 import pandas as pd
 
-from analysis.io import atomic_path
+from analysis.io import write_csv
 from analysis.logged import logged
 from analysis.schemas import validate_set, validate_summary
 from analysis.tables import summary
@@ -9,8 +9,7 @@ from analysis.tables import summary
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     metrics = validate_set(pd.read_parquet(sm.input.metrics), sm.input.metrics)
-    instances = pd.concat([pd.read_parquet(p) for p in sm.input.instances], ignore_index=True)
+    instances = pd.read_parquet(sm.input.instances)
     timings = pd.read_csv(sm.input.timings[0]) if sm.input.timings else None
     table = validate_summary(summary(metrics, instances, timings), sm.output.csv)
-    with atomic_path(sm.output.csv) as tmp:
-        table.to_csv(tmp, index=False)
+    write_csv(table, sm.output.csv)

@@ -1,12 +1,11 @@
 """Rule timings: the harness's JSON records -> the set's timings.csv."""
 import json
 
-from analysis.io import atomic_path
+from analysis.io import write_csv
 from analysis.logged import logged
 from analysis.tables import timings_table
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     table = timings_table([json.load(open(p, encoding="utf-8")) for p in sm.input.records])
-    with atomic_path(sm.output.csv) as tmp:
-        table.to_csv(tmp, index=False)
+    write_csv(table, sm.output.csv)

@@ -1,0 +1,275 @@
+"""Parse a profile set's reports in one process: a pool of reader processes and a
+per-report cache.
+
+One interpreter per report spent most of its time starting up and importing pandas; here
+one process reads a whole set. Each report is still read in a worker process of a pool,
+because the native reader can crash or hang on a damaged or hostile file: a crash breaks
+only the pool, and the reports that were in flight are then read once more, each in a
+child process of its own (:func:`analysis.ncu.load_report_isolated`), so the error names
+the one file that crashed or hung the reader.
+
+Cache: each report's tables are kept as ``{stem}.parquet`` and ``{stem}.instances.parquet``
+in a cache folder, with ``{stem}.key`` holding the SHA-256 of the report file and of this
+parser (:data:`FINGERPRINT`). A report whose key matches is not read again, so adding one
+report to a set re-reads only that one; editing a report or the parser re-reads it.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import hashlib
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from importlib import metadata as _metadata
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import AnalysisError, ReportError
+from .io import atomic_path
+from .ncu import OPCODE_INSTANCES, _read, load_report_isolated
+
+
+def _fingerprint() -> str:
+    """SHA-256 of the reader's source and the ncu_report version: a change to either
+    invalidates every cached table."""
+    h = hashlib.sha256()
+    for mod in ("ncu.py", "parse.py"):
+        h.update((Path(__file__).parent / mod).read_bytes())
+    try:
+        h.update(_metadata.version("ncu-report").encode())
+    except _metadata.PackageNotFoundError:
+        h.update(b"ncu_report from elsewhere")
+    return h.hexdigest()
+
+
+#: Identity of this parser (see :func:`_fingerprint`).
+FINGERPRINT = _fingerprint()
+
+#: Seconds without any report finishing before the pool's workers are taken as hung.
+DEFAULT_TIMEOUT = 300.0
+
+
+@dataclass
+class ParsedSet:
+    """What :func:`parse_reports` read.
+
+    Attributes:
+        metrics: per-report tidy tables (:func:`analysis.ncu.load_report`), in input order.
+        instances: per-report tables of the per-opcode instanced metrics
+            (:data:`analysis.ncu.OPCODE_INSTANCES`), in input order.
+        parsed: reports read in this call; cached: reports taken from the cache.
+        errors: report path -> ReportError for each report that could not be read.
+    """
+
+    metrics: list[pd.DataFrame] = field(default_factory=list)
+    instances: list[pd.DataFrame] = field(default_factory=list)
+    parsed: list[Path] = field(default_factory=list)
+    cached: list[Path] = field(default_factory=list)
+    errors: dict[Path, ReportError] = field(default_factory=dict)
+
+    def raise_errors(self, what: str) -> None:
+        """Raise one AnalysisError listing every report that could not be read (file and
+        cause per line); do nothing when all were read."""
+        if self.errors:
+            total = len(self.errors) + len(self.metrics)
+            lines = "\n".join(f"  {e}" for e in self.errors.values())
+            raise AnalysisError(f"{what}: {len(self.errors)} of {total} reports could not be read:\n{lines}")
+
+
+def _key(path: Path) -> str:
+    h = hashlib.sha256(FINGERPRINT.encode())
+    h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _cache_paths(cache: Path, path: Path) -> tuple[Path, Path, Path]:
+    stem = path.name.removesuffix(".xz").removesuffix(".ncu-rep")
+    return cache / f"{stem}.parquet", cache / f"{stem}.instances.parquet", cache / f"{stem}.key"
+
+
+def _from_cache(cache: Path, path: Path, key: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    metrics, instances, keyfile = _cache_paths(cache, path)
+    try:
+        if keyfile.read_text(encoding="ascii") != key:
+            return None
+        return pd.read_parquet(metrics), pd.read_parquet(instances)
+    except (OSError, ValueError):  # absent, or a damaged cache file: read the report again
+        return None
+
+
+def _to_cache(cache: Path, path: Path, key: str, metrics: pd.DataFrame, instances: pd.DataFrame) -> None:
+    m, i, k = _cache_paths(cache, path)
+    k.unlink(missing_ok=True)  # the key goes last: a half-updated entry is never valid
+    with atomic_path(m) as tmp:
+        metrics.to_parquet(tmp, index=False)
+    with atomic_path(i) as tmp:
+        instances.to_parquet(tmp, index=False)
+    with atomic_path(k) as tmp:
+        tmp.write_text(key, encoding="ascii")
+
+
+def _read_one(path: str, expect_launches: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Worker side: both tables of one report (instances: per-opcode metrics only)."""
+    metrics, instances = _read(path, expect_launches, instances=True, instance_filter=OPCODE_INSTANCES)
+    return metrics, instances
+
+
+def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
+    pool.shutdown(wait=False, cancel_futures=True)
+    for child in multiprocessing.active_children():
+        child.terminate()
+
+
+def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, timeout: float, reader: Callable
+               ) -> tuple[dict[Path, tuple], dict[Path, ReportError], list[Path]]:
+    """Read ``todo`` in a pool: (results, errors, reports to read again in isolation)."""
+    results: dict[Path, tuple] = {}
+    errors: dict[Path, ReportError] = {}
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["analysis.parse"])
+    pool = cf.ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=ctx)
+    futures = {pool.submit(reader, str(p), expect_launches): p for p in todo}
+    pending = set(futures)
+    retry: list[Path] = []
+    try:
+        while pending:
+            done, pending = cf.wait(pending, timeout=timeout, return_when=cf.FIRST_COMPLETED)
+            if not done:  # nothing finished in `timeout` s: a worker hangs
+                break
+            for fut in done:
+                path = futures[fut]
+                try:
+                    results[path] = fut.result()
+                except ReportError as exc:
+                    errors[path] = exc
+                except BrokenProcessPool:  # a worker died: which report killed it is found below
+                    retry.append(path)
+    finally:
+        if pending:
+            _stop_workers(pool)
+        else:
+            pool.shutdown(wait=True)
+    retry += [futures[f] for f in pending]
+    return results, errors, sorted(retry)
+
+
+def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, workers: int = 1,
+                  expect_launches: int | None = 1, timeout: float = DEFAULT_TIMEOUT,
+                  reader: Callable[[str, int | None], tuple[pd.DataFrame, pd.DataFrame]] = _read_one) -> ParsedSet:
+    """Read many reports, each at most once per content, in a pool of worker processes.
+
+    Args:
+        paths: ``.ncu-rep`` or ``.ncu-rep.xz`` files (as for :func:`analysis.ncu.load_report`).
+        cache: folder of cached per-report tables (created if absent); None reads every
+            report and keeps nothing.
+        workers: reader processes (>= 1).
+        expect_launches: kernel launches each report must hold (None: any number).
+        timeout: seconds without any report finishing after which the workers are taken
+            as hung and stopped; the reports not yet read are then read one per child
+            process, each with this timeout.
+        reader: what a worker runs per report, ``(path, expect_launches) -> (metrics,
+            instances)``; a module-level function (workers import it by name). The
+            default reads the report (:func:`analysis.ncu.load_report`); tests pass one
+            that crashes or hangs on purpose.
+
+    Returns:
+        :class:`ParsedSet` with the tables of every report that could be read, in the
+        order of ``paths``, and a ReportError per report that could not (never raised
+        here: call :meth:`ParsedSet.raise_errors`).
+    """
+    paths = [Path(p) for p in paths]
+    cache_dir = Path(cache) if cache is not None else None
+    out = ParsedSet()
+    tables: dict[Path, tuple] = {}
+    keys: dict[Path, str] = {}
+    todo: list[Path] = []
+    for p in paths:
+        if cache_dir is not None and p.is_file():
+            keys[p] = _key(p)
+            hit = _from_cache(cache_dir, p, keys[p])
+            if hit is not None:
+                tables[p] = hit
+                out.cached.append(p)
+                continue
+        todo.append(p)
+    if todo:
+        results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader)
+        for p in retry:
+            try:
+                metrics, inst = load_report_isolated(p, expect_launches=expect_launches, timeout=timeout,
+                                                     opcode_instances_only=True)
+                results[p] = (metrics, inst)
+            except ReportError as exc:
+                errors[p] = exc
+        out.errors = {p: errors[p] for p in paths if p in errors}
+        for p in todo:
+            if p in results:
+                tables[p] = results[p]
+                out.parsed.append(p)
+                if cache_dir is not None:
+                    _to_cache(cache_dir, p, keys[p], *results[p])
+    for p in paths:
+        if p in tables:
+            out.metrics.append(tables[p][0])
+            out.instances.append(tables[p][1])
+    return out
+
+
+
+def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | Path | None, cache: str | Path,
+                     metrics_out: str | Path, instances_out: str | Path, *, workers: int = 1) -> ParsedSet:
+    """Parse a set's reports (:func:`parse_reports`, cached) and write its long metric
+    table (:func:`analysis.tables.set_table`, schema-checked) and its per-opcode instance
+    table as parquet, atomically.
+
+    Raises:
+        AnalysisError: any report could not be read (every such file and its cause are
+            listed; the others stay cached, and nothing is written);
+        SchemaError: a table does not match its declared schema.
+    """
+    from .schemas import validate_set, validate_tidy
+    from .tables import read_metadata, set_table
+
+    got = parse_reports(reports, cache, workers=workers)
+    print(f"{set_name}: {len(got.parsed)} reports read, {len(got.cached)} from the cache ({cache}), "
+          f"{len(got.errors)} failed")
+    got.raise_errors(f"profile set {set_name}")
+    for df, path in zip(got.metrics, reports):
+        validate_tidy(df, path)
+    table = validate_set(set_table(got.metrics, set_name, read_metadata(metadata)), metrics_out)
+    inst = pd.concat(got.instances, ignore_index=True)
+    with atomic_path(metrics_out) as tmp:
+        table.to_parquet(tmp, index=False)
+    with atomic_path(instances_out) as tmp:
+        inst.to_parquet(tmp, index=False)
+    print(f"{set_name}: {len(table)} metric rows, {len(inst)} instance values from {len(reports)} reports")
+    return got
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m analysis.parse``: one profile set's reports -> its tables (rule parse_set)."""
+    import argparse
+
+    from .logged import logged
+
+    ap = argparse.ArgumentParser(prog="python -m analysis.parse", description=main.__doc__)
+    ap.add_argument("reports", nargs="+", type=Path, help="the set's .ncu-rep[.xz] files")
+    ap.add_argument("--set", required=True, help="profile-set name")
+    ap.add_argument("--metadata", type=Path, help="the set's metadata.json, if it has one")
+    ap.add_argument("--cache", type=Path, required=True, help="folder of cached per-report tables")
+    ap.add_argument("--metrics", type=Path, required=True, help="output: the set's long table (parquet)")
+    ap.add_argument("--instances", type=Path, required=True, help="output: per-opcode instances (parquet)")
+    ap.add_argument("--workers", type=int, default=1, help="reader processes")
+    ap.add_argument("--log", type=Path, required=True, help="log file")
+    args = ap.parse_args(argv)
+    with logged(args.log):
+        write_set_tables(args.reports, args.set, args.metadata, args.cache, args.metrics, args.instances,
+                         workers=args.workers)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,113 @@
+"""Reading a set in one process (analysis.parse): pool, cache, crashes and hangs."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from analysis.errors import AnalysisError
+from analysis.ncu import load_report
+from analysis.parse import parse_reports, write_set_tables
+
+from . import readers
+from .conftest import DEFAULT_SET, SET_DIR
+
+#: Four real reports of the default set: two kernels, N = 512 and 1024.
+FOUR = [SET_DIR / "reports" / f"{k}_n{n}.ncu-rep.xz" for k in ("int8_wmma", "int4_wmma") for n in (512, 1024)]
+
+
+@pytest.fixture()
+def four(tmp_path):
+    d = tmp_path / "reports"
+    d.mkdir()
+    for p in FOUR:
+        shutil.copy(p, d)
+    return sorted(d.iterdir())
+
+
+def test_pool_tables_equal_the_in_process_reader(four):
+    got = parse_reports(four, workers=2)
+    assert not got.errors and got.parsed == four
+    for path, table in zip(four, got.metrics):
+        pd.testing.assert_frame_equal(table, load_report(path))
+    opcode = pd.concat(got.instances)
+    assert set(opcode["metric"]) >= {"sass__thread_inst_executed_true_per_opcode_with_modifier_all"}
+    assert opcode["metric"].str.contains("per_opcode").all()
+
+
+def test_cache_rereads_only_a_new_or_changed_report(four, tmp_path):
+    cache = tmp_path / "cache"
+    first = parse_reports(four[:3], cache, workers=1)
+    assert len(first.parsed) == 3 and not first.cached
+    again = parse_reports(four, cache, workers=1)  # one report added to the set
+    assert again.parsed == [four[3]] and again.cached == four[:3]
+    for a, b in zip(first.metrics, again.metrics):
+        pd.testing.assert_frame_equal(a, b)
+    # the same file name with other content (int4_wmma N = 1024's report under N = 512's
+    # name): read again, and the new content is what is kept
+    shutil.copy(four[0], four[1])
+    changed = parse_reports(four, cache, workers=1)
+    assert changed.parsed == [four[1]]
+
+    def grid(t):
+        return t.set_index("metric").loc["launch__grid_size", "value"]
+
+    assert grid(changed.metrics[1]) == grid(first.metrics[0]) != grid(first.metrics[1])
+
+
+def test_damaged_cache_entry_is_read_again(four, tmp_path):
+    cache = tmp_path / "cache"
+    parse_reports(four, cache, workers=1)
+    stem = four[0].name.removesuffix(".ncu-rep.xz")
+    (cache / f"{stem}.parquet").write_bytes(b"not parquet")
+    got = parse_reports(four, cache, workers=1)
+    assert got.parsed == [four[0]] and not got.errors
+    pd.testing.assert_frame_equal(got.metrics[0], load_report(four[0]))
+
+
+def test_bad_report_fails_alone_and_the_others_are_cached(four, tmp_path):
+    data = four[0].read_bytes()
+    four[0].write_bytes(data[: len(data) // 2])
+    cache = tmp_path / "cache"
+    got = parse_reports(four, cache, workers=2)
+    assert list(got.errors) == [four[0]] and "not a complete xz stream" in str(got.errors[four[0]])
+    assert len(got.metrics) == 3
+    with pytest.raises(AnalysisError, match=r"1 of 4 reports could not be read:\n.*int4_wmma_n1024.*not a complete"):
+        got.raise_errors("set x")
+    assert parse_reports(four[1:], cache, workers=1).cached == four[1:]
+
+
+def test_a_crashing_worker_breaks_only_the_pool(four):
+    """A worker killed by SIGSEGV: the reports in flight are read again, each in a child
+    of its own (there the real reader succeeds), so every table is still there."""
+    got = parse_reports(four, workers=2, reader=readers.crash_on_n1024)
+    assert not got.errors and sorted(got.parsed) == four
+    for path, table in zip(four, got.metrics):
+        pd.testing.assert_frame_equal(table, load_report(path))
+
+
+def test_a_hanging_worker_is_stopped(four):
+    got = parse_reports(four, workers=2, timeout=5, reader=readers.hang_on_n1024)
+    assert not got.errors and sorted(got.parsed) == four
+
+
+def test_set_tables_are_written_whole_or_not_at_all(four, tmp_path):
+    out = tmp_path / "out"
+    metrics, instances = out / "metrics.parquet", out / "instances.parquet"
+    got = write_set_tables(four, "s", SET_DIR / "metadata.json", tmp_path / "cache", metrics, instances)
+    table = pd.read_parquet(metrics)
+    assert table.groupby(["kernel", "n"]).ngroups == 4 and (table["set"] == "s").all()
+    assert set(table["driver"]) == {"580.159.04"} and len(got.cached) == 0
+    four[2].write_bytes(b"")
+    metrics.unlink()
+    with pytest.raises(AnalysisError, match="int8_wmma_n1024.ncu-rep.xz: file is empty"):
+        write_set_tables(four, "s", None, tmp_path / "cache", metrics, instances)
+    assert not metrics.exists()
+
+
+def test_set_table_of_the_default_set(table):
+    """The default set read through the pool: every report, one launch each."""
+    assert table.groupby(["kernel", "n"]).ngroups == len(list((SET_DIR / "reports").glob("*.ncu-rep.xz")))
+    assert (table["launch"] == 0).all() and (table["set"] == DEFAULT_SET).all()
