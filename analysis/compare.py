@@ -20,7 +20,42 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
-KEYS = ["kernel", "precision", "n", "metric"]
+#: A row of a comparison: the kernel (ncu's function name and, for reports from other
+#: programs, its mangled name), precision, N, the launch's place among the report's
+#: launches of that kernel (several launches are never taken as repeats), and the metric.
+KEYS = ["kernel", "mangled", "precision", "n", "occurrence", "metric"]
+
+#: Units that convert into one another, as (dimension, factor to the dimension's base
+#: unit). ncu gives durations in ns in every version seen, but a table from another tool
+#: may not; ``sector`` and ``sectors`` both occur (study notes).
+UNITS = {
+    "ns": ("time", 1.0), "nsecond": ("time", 1.0), "us": ("time", 1e3), "usecond": ("time", 1e3),
+    "ms": ("time", 1e6), "msecond": ("time", 1e6), "s": ("time", 1e9), "second": ("time", 1e9),
+    "byte": ("bytes", 1.0), "Kbyte": ("bytes", 1e3), "Mbyte": ("bytes", 1e6), "Gbyte": ("bytes", 1e9),
+    "Tbyte": ("bytes", 1e12), "KB": ("bytes", 1e3), "MB": ("bytes", 1e6), "GB": ("bytes", 1e9),
+    "KiB": ("bytes", 1024.0), "MiB": ("bytes", 1024.0 ** 2), "GiB": ("bytes", 1024.0 ** 3),
+    "byte/s": ("byte rate", 1.0), "byte/second": ("byte rate", 1.0), "Kbyte/s": ("byte rate", 1e3),
+    "Kbyte/second": ("byte rate", 1e3), "Mbyte/s": ("byte rate", 1e6), "Mbyte/second": ("byte rate", 1e6),
+    "Gbyte/s": ("byte rate", 1e9), "Gbyte/second": ("byte rate", 1e9), "Tbyte/s": ("byte rate", 1e12),
+    "Tbyte/second": ("byte rate", 1e12),
+    "sector": ("sectors", 1.0), "sectors": ("sectors", 1.0), "cycle": ("cycles", 1.0), "cycles": ("cycles", 1.0),
+}
+
+#: Statuses of a comparison row, in the order the summary counts them.
+STATUSES = ["changed", "within noise", "unchanged", "unit changed", "no value in baseline",
+            "no value in candidate", "no value in either", "only in baseline", "only in candidate"]
+
+
+def unit_factor(unit_from: str | None, unit_to: str | None) -> float | None:
+    """The factor that takes a value in ``unit_from`` to ``unit_to`` (1 for equal units),
+    or None when they do not convert (:data:`UNITS`)."""
+    a = "" if unit_from is None or pd.isna(unit_from) else str(unit_from)
+    b = "" if unit_to is None or pd.isna(unit_to) else str(unit_to)
+    if a == b:
+        return 1.0
+    if a in UNITS and b in UNITS and UNITS[a][0] == UNITS[b][0]:
+        return UNITS[a][1] / UNITS[b][1]
+    return None
 
 #: Metrics describing the profiling session rather than the kernel (time stamps, sampler
 #: buffers); they differ between any two runs and are left out of comparisons.
@@ -61,7 +96,7 @@ def canonical_names(table: pd.DataFrame, alias: pd.DataFrame | None = None) -> p
     alias = aliases() if alias is None else alias
     out = table.copy()
     out["renamed_from"] = pd.Series(pd.NA, index=out.index, dtype="string")
-    group = ["kernel", "n", "repeat", "launch"]
+    group = ["report", "launch"] if "report" in out else ["kernel", "n", "repeat", "launch"]
     for old, new in zip(alias["old"], alias["new"]):
         has_new = out.loc[out["metric"] == new, group].drop_duplicates().assign(_has_new=True)
         rows = out.loc[out["metric"] == old, group].merge(has_new, on=group, how="left")
@@ -72,10 +107,16 @@ def canonical_names(table: pd.DataFrame, alias: pd.DataFrame | None = None) -> p
 
 
 def per_metric(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per (kernel, precision, N, metric) of a set: median over repeats, the
-    relative spread over repeats and the noise estimate (both NaN with one repeat; see
-    the module docstring), repeats, unit, renamed_from."""
-    t = table[~table["metric"].str.startswith(SESSION_PREFIXES) & table["value"].notna()]
+    """One row per :data:`KEYS` of a set: the median over repeats of the values there are,
+    the relative spread over repeats and the noise estimate (both NaN with fewer than two
+    values; see the module docstring), ``repeats`` (values with a number), ``unit``,
+    ``renamed_from``. A metric without a number in any repeat keeps its row, value NaN;
+    string-valued metrics are left out."""
+    t = table[~table["metric"].str.startswith(SESSION_PREFIXES) & table["value_str"].isna()].copy()
+    for col, default in (("mangled", None), ("occurrence", 0)):
+        if col not in t:
+            t[col] = t["kernel"] if default is None else default
+    t["mangled"] = t["mangled"].fillna(t["kernel"])
     g = t.groupby(KEYS, dropna=False)
     out = g["value"].agg(value="median", vmin="min", vmax="max", repeats="count").reset_index()
     first = g[["unit", "renamed_from"]].first().reset_index()
@@ -94,18 +135,22 @@ def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
     """Diff two set tables (:func:`analysis.tables.set_table`).
 
     Returns:
-        One row per (kernel, precision, N, metric) in either set with value_baseline,
-        value_candidate (medians over repeats), unit_baseline, unit_candidate, abs_change,
-        rel_change (candidate / baseline - 1), noise_rel, threshold_rel, status and
-        flagged. status is one of ``changed``, ``within noise``, ``unchanged``,
-        ``only in baseline``, ``only in candidate``, ``unit changed``; flagged is True for
-        ``changed``, ``unit changed`` and the one-sided rows of kernels and N present in
-        both sets.
+        One row per :data:`KEYS` in either set with value_baseline, value_candidate
+        (medians over repeats, in each set's own unit), unit_baseline, unit_candidate,
+        unit_factor (what takes the candidate's unit to the baseline's; NaN where they do
+        not convert), abs_change and rel_change (candidate in the baseline's unit / baseline
+        - 1; NaN where a value is missing or the units do not convert), noise_rel,
+        threshold_rel, status (one of :data:`STATUSES`) and flagged. flagged is True for
+        ``changed``, ``unit changed``, ``no value in baseline``, ``no value in candidate``
+        and the one-sided rows of kernels and N present in both sets.
     """
     b = per_metric(canonical_names(baseline))
     c = per_metric(canonical_names(candidate))
     m = b.merge(c, on=KEYS, how="outer", suffixes=("_baseline", "_candidate"), indicator=True)
-    m["abs_change"] = m["value_candidate"] - m["value_baseline"]
+    factor = pd.Series([unit_factor(u, v) for u, v in zip(m["unit_candidate"], m["unit_baseline"])],
+                       index=m.index, dtype="float64")
+    m["unit_factor"] = factor.where(m["_merge"] == "both")
+    m["abs_change"] = m["value_candidate"] * m["unit_factor"] - m["value_baseline"]
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = m["abs_change"] / m["value_baseline"].abs()
     rel[(m["abs_change"] == 0)] = 0.0
@@ -117,23 +162,32 @@ def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
 
     shared = set(map(tuple, b[["kernel", "n"]].drop_duplicates().itertuples(index=False, name=None))) & \
         set(map(tuple, c[["kernel", "n"]].drop_duplicates().itertuples(index=False, name=None)))
-    in_shared = [(k, n) in shared for k, n in zip(m["kernel"], m["n"])]
-    status = np.where(m["_merge"] == "left_only", "only in baseline",
-                      np.where(m["_merge"] == "right_only", "only in candidate", ""))
+    in_shared = pd.Series([(k, n) in shared for k, n in zip(m["kernel"], m["n"])], index=m.index)
     both = m["_merge"] == "both"
-    unit_changed = both & (m["unit_baseline"].fillna("") != m["unit_candidate"].fillna(""))
-    beyond = both & ~unit_changed & (m["rel_change"].abs() > m["threshold_rel"])
-    status = np.where(unit_changed, "unit changed", status)
-    status = np.where(beyond, "changed", status)
-    status = np.where(both & ~unit_changed & ~beyond & (m["rel_change"] != 0), "within noise", status)
-    status = np.where(both & ~unit_changed & (m["rel_change"] == 0), "unchanged", status)
-    m["status"] = status
-    m["flagged"] = (m["status"].isin(["changed", "unit changed"])
-                    | (m["status"].str.startswith("only in") & pd.Series(in_shared, index=m.index)))
-    cols = KEYS + ["value_baseline", "value_candidate", "unit_baseline", "unit_candidate", "abs_change",
-                   "rel_change", "noise_rel", "threshold_rel", "repeats_baseline", "repeats_candidate",
-                   "renamed_from_baseline", "renamed_from_candidate", "status", "flagged"]
+    has_b, has_c = m["value_baseline"].notna(), m["value_candidate"].notna()
+    valued = both & has_b & has_c
+    unit_changed = valued & m["unit_factor"].isna()
+    comparable = valued & ~unit_changed
+    beyond = comparable & (m["rel_change"].abs() > m["threshold_rel"])
+    conditions = [m["_merge"] == "left_only", m["_merge"] == "right_only", both & ~has_b & ~has_c,
+                  both & ~has_b, both & ~has_c, unit_changed, beyond,
+                  comparable & (m["rel_change"] != 0), comparable]
+    choices = ["only in baseline", "only in candidate", "no value in either", "no value in baseline",
+               "no value in candidate", "unit changed", "changed", "within noise", "unchanged"]
+    m["status"] = np.select(conditions, choices, default="")
+    m["flagged"] = (m["status"].isin(["changed", "unit changed", "no value in baseline", "no value in candidate"])
+                    | (m["status"].str.startswith("only in") & in_shared))
+    cols = KEYS + ["value_baseline", "value_candidate", "unit_baseline", "unit_candidate", "unit_factor",
+                   "abs_change", "rel_change", "noise_rel", "threshold_rel", "repeats_baseline",
+                   "repeats_candidate", "renamed_from_baseline", "renamed_from_candidate", "status", "flagged"]
     return m[cols].sort_values(KEYS).reset_index(drop=True)
+
+
+def status_counts(diff: pd.DataFrame) -> pd.DataFrame:
+    """Rows and flagged rows of a comparison (:func:`compare_sets`) per status, every
+    status of :data:`STATUSES` listed (0 where none)."""
+    g = diff.groupby("status")["flagged"].agg(rows="size", flagged="sum")
+    return g.reindex(STATUSES, fill_value=0).rename_axis("status").reset_index()
 
 
 def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str]) -> pd.DataFrame:
@@ -157,8 +211,15 @@ def headline_figure(diff: pd.DataFrame, title: str):
 
     d = diff[diff["metric"].isin(HEADLINE) & (diff["status"] != "only in baseline")
              & (diff["status"] != "only in candidate")].copy()
-    d["col"] = d["kernel"] + "\nN=" + d["n"].astype(str)
-    cols = sorted(d["col"].unique(), key=lambda s: (s.split("\n")[0], int(s.split("=")[1])))
+    launch = np.where(d["occurrence"] > 0, " #" + d["occurrence"].astype(str), "")
+    d["col"] = d["kernel"] + "\nN=" + d["n"].astype("string").fillna("?") + launch
+
+    def order(col: str):
+        kernel, rest = col.split("\n")
+        n = rest.split("=")[1].split(" ")[0]
+        return kernel, int(n) if n.isdigit() else -1, col
+
+    cols = sorted(d["col"].unique(), key=order)
     rows = [m for m in HEADLINE if m in set(d["metric"])]
     grid = d.pivot_table(index="metric", columns="col", values="rel_change", aggfunc="first").reindex(
         index=rows, columns=cols)
@@ -167,11 +228,18 @@ def headline_figure(diff: pd.DataFrame, title: str):
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(cols) + 3), 0.45 * len(rows) + 2.2))
         lim = max(0.05, float(np.nanmax(np.abs(grid.to_numpy()))) if grid.size else 0.05) * 100
-        im = ax.imshow(grid.to_numpy() * 100, cmap="PuOr_r", vmin=-lim, vmax=lim, aspect="auto")
+        cmap = matplotlib.colormaps["PuOr_r"].with_extremes(bad="#BBBBBB")
+        im = ax.imshow(grid.to_numpy() * 100, cmap=cmap, vmin=-lim, vmax=lim, aspect="auto")
+        status = d.pivot_table(index="metric", columns="col", values="status", aggfunc="first").reindex(
+            index=rows, columns=cols)
         for i in range(len(rows)):
             for j in range(len(cols)):
                 v = grid.iat[i, j]
-                if np.isnan(v):
+                if np.isnan(v):  # grey: no value on a side, or units that do not convert
+                    st = status.iat[i, j]
+                    if isinstance(st, str) and st != "unchanged":
+                        ax.text(j, i, "unit" if st == "unit changed" else "n/a", ha="center", va="center",
+                                fontsize=5, color="#333333")
                     continue
                 f = bool(flag.iat[i, j]) if not pd.isna(flag.iat[i, j]) else False
                 ax.text(j, i, f"{v * 100:+.1f}" + ("*" if f else ""), ha="center", va="center", fontsize=5.5,
@@ -181,7 +249,8 @@ def headline_figure(diff: pd.DataFrame, title: str):
         ax.grid(False)
         cb = fig.colorbar(im, ax=ax, fraction=0.03)
         cb.set_label("relative change, candidate vs baseline (%)")
-        ax.set_title(f"{title}\n* = beyond the run-to-run noise threshold", fontsize=8)
+        ax.set_title(f"{title}\n* = beyond the run-to-run noise threshold; grey: no value in a set (n/a) or"
+                     " units that do not convert (unit)", fontsize=8)
         fig.tight_layout()
     return fig
 

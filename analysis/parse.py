@@ -129,7 +129,7 @@ def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, time
     results: dict[Path, tuple] = {}
     errors: dict[Path, ReportError] = {}
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["analysis.parse"])
+    ctx.set_forkserver_preload(["analysis.ncu"])
     pool = cf.ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=ctx)
     futures = {pool.submit(reader, str(p), expect_launches): p for p in todo}
     pending = set(futures)
@@ -157,7 +157,7 @@ def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, time
 
 
 def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, workers: int = 1,
-                  expect_launches: int | None = 1, timeout: float = DEFAULT_TIMEOUT,
+                  expect_launches: int | None = None, timeout: float = DEFAULT_TIMEOUT,
                   reader: Callable[[str, int | None], tuple[pd.DataFrame, pd.DataFrame]] = _read_one) -> ParsedSet:
     """Read many reports, each at most once per content, in a pool of worker processes.
 
@@ -166,7 +166,8 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
         cache: folder of cached per-report tables (created if absent); None reads every
             report and keeps nothing.
         workers: reader processes (>= 1).
-        expect_launches: kernel launches each report must hold (None: any number).
+        expect_launches: kernel launches each report must hold (None, the default: any
+            number; every launch is kept, with its identity).
         timeout: seconds without any report finishing after which the workers are taken
             as hung and stopped; the reports not yet read are then read one per child
             process, each with this timeout.

@@ -30,6 +30,26 @@ PERM_HINT = ("ERR_NVGPUCTRPERM: this user may not read GPU performance counters;
              "(https://developer.nvidia.com/ERR_NVGPUCTRPERM)")
 
 
+def ncu_failure(output: str, tail_lines: int = 15) -> str:
+    """What to show of a failed ncu run: ncu's own ``==ERROR==`` lines, then its
+    ``==WARNING==`` lines, wherever they were in the output (a profiled program's long
+    traceback can push them out of any tail), then the last ``tail_lines`` lines that are
+    not among them.
+
+    Args:
+        output: ncu's stdout and stderr, as text.
+        tail_lines: lines of the end of the output to add.
+    """
+    lines = output.strip().splitlines()
+    errors = [ln for ln in lines if ln.startswith("==ERROR==")]
+    warnings = [ln for ln in lines if ln.startswith("==WARNING==")]
+    rest = [ln for ln in lines if not ln.startswith(("==ERROR==", "==WARNING=="))][-tail_lines:]
+    parts = errors + warnings
+    if rest:
+        parts += [f"... last {len(rest)} other lines of the output:"] + rest
+    return "\n".join(parts)
+
+
 def ncu_command(ncu: Path, section_set: str, kernel: str, warmups: int, out_base: Path) -> list[str]:
     """The ncu command line (without the profiled program)."""
     return [str(ncu), "--set", section_set, "--clock-control", "none", "--kernel-name", kernel,
@@ -65,9 +85,7 @@ def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
             raise AnalysisError(f"{kernel} N={n}: {PERM_HINT}")
         plain = base.with_suffix(".ncu-rep")
         if proc.returncode != 0 or not plain.exists():
-            tail = "\n".join(out.strip().splitlines()[-15:])
-            raise AnalysisError(f"{kernel} N={n}: ncu exited with {proc.returncode} "
-                                f":\n{tail}")
+            raise AnalysisError(f"{kernel} N={n}: ncu exited with {proc.returncode}:\n{ncu_failure(out)}")
         with atomic_path(report_xz) as tmp:
             with open(plain, "rb") as src, lzma.open(tmp, "wb", preset=9) as dst:
                 shutil.copyfileobj(src, dst, 1 << 20)

@@ -17,7 +17,7 @@ class SchemaError(AnalysisError):
 
 _METRIC_TYPES = ["counter", "ratio", "throughput", "other"]
 
-#: One row per (kernel, N, repeat, launch, metric) of one report (analysis.ncu.load_report).
+#: One row per (report, launch, metric) (analysis.ncu.load_report).
 TIDY = pa.DataFrameSchema(
     {
         "kernel": pa.Column("string", pa.Check.str_matches(r"^\S+$")),
@@ -31,8 +31,17 @@ TIDY = pa.DataFrameSchema(
         "unit": pa.Column("string", nullable=True),
         "metric_type": pa.Column("string", pa.Check.isin(_METRIC_TYPES)),
         "instances": pa.Column(int, pa.Check.ge(0)),
+        "report": pa.Column("string", pa.Check.str_length(min_value=1)),
+        "range": pa.Column(int, pa.Check.ge(0)),
+        "function": pa.Column("string", nullable=True),
+        "demangled": pa.Column("string", nullable=True),
+        "mangled": pa.Column("string", nullable=True),
+        "occurrence": pa.Column(int, pa.Check.ge(0)),
+        "grid": pa.Column("string", pa.Check.str_matches(r"^\d+,\d+,\d+$"), nullable=True),
+        "block": pa.Column("string", pa.Check.str_matches(r"^\d+,\d+,\d+$"), nullable=True),
+        "profiling_failed": pa.Column(bool),
     },
-    unique=["kernel", "n", "repeat", "launch", "metric"],
+    unique=["report", "launch", "metric"],
     strict=False,
     ordered=False,
 )
@@ -47,21 +56,24 @@ SET = TIDY.add_columns({
     "ncu_version": pa.Column("string", nullable=True),
 })
 
-#: The summary the figures read: one row per (kernel, N).
+#: The summary the figures read: one row per launch (one per kernel and N for this
+#: workflow's own reports).
 SUMMARY = pa.DataFrameSchema(
     {
         "set": pa.Column(str),
         "kernel": pa.Column(str),
         "precision": pa.Column(str, nullable=True),
-        "n": pa.Column(int, pa.Check.gt(0)),
+        "n": pa.Column("Int64", pa.Check.gt(0), nullable=True),
+        "report": pa.Column(str),
+        "launch": pa.Column(int, pa.Check.ge(0)),
         "throughput": pa.Column(float, pa.Check.gt(0), nullable=True),
-        "throughput_unit": pa.Column(str, pa.Check.isin(["TFLOP/s", "TOP/s"])),
+        "throughput_unit": pa.Column(str, pa.Check.isin(["TFLOP/s", "TOP/s"]), nullable=True),
         "throughput_source": pa.Column(str),
         "gpu__time_duration.sum": pa.Column(float, pa.Check.gt(0), nullable=True),
         "sm__warps_active.avg.pct_of_peak_sustained_active": pa.Column(float, pa.Check.in_range(0, 100),
                                                                         nullable=True),
     },
-    unique=["set", "kernel", "n"],
+    unique=["set", "report", "launch"],
     strict=False,
     coerce=True,
 )

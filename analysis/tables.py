@@ -9,12 +9,12 @@ given in :data:`DERIVED`.
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from .setfiles import read_metadata  # noqa: F401 (the set tables' reader of metadata.json)
 
 #: Set-level columns, in order, put in front of the per-report columns.
 SET_COLUMNS = ["set", "gpu", "cc", "driver", "cuda_version", "ncu_version"]
@@ -43,6 +43,10 @@ SUMMARY_METRICS = [
     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
 ]
 
+#: Unit of the rate 2 N^3 / duration per precision (operations: FLOP for FP16, integer
+#: multiply-adds counted as 2 OP for INT8/INT4).
+RATE_UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
+
 #: Instanced metric giving thread-level executions per SASS opcode with modifiers.
 OPCODE_THREADS = "sass__thread_inst_executed_true_per_opcode_with_modifier_all"
 
@@ -61,13 +65,6 @@ DERIVED = {
     "throughput": "2 N^3 / median_ns (event timing outside the profiler) or, without timings, "
                   "/ gpu__time_duration.sum; TFLOP/s (FP16) or TOP/s (INT8/INT4)",
 }
-
-
-def read_metadata(path: str | Path | None) -> dict:
-    """A set's ``metadata.json`` as a dict ({} when absent)."""
-    if path is None or not Path(path).exists():
-        return {}
-    return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def _metric_str(df: pd.DataFrame, metric: str) -> str | None:
@@ -114,39 +111,46 @@ def access_bytes(opcode: str) -> int:
 
 
 def ldgsts_bytes(instances: pd.DataFrame) -> pd.Series:
-    """Bytes requested by LDGSTS per (kernel, n), from thread-level opcode counts."""
+    """Bytes requested by LDGSTS per (report, launch), from thread-level opcode counts."""
     sel = instances[(instances["metric"] == OPCODE_THREADS) & instances["key"].str.startswith("LDGSTS")]
     sel = sel.assign(bytes=sel["value"] * sel["key"].map(access_bytes).astype("float64"))
-    return sel.groupby(["kernel", "n"])["bytes"].sum()
+    return sel.groupby(["report", "launch"])["bytes"].sum()
 
 
 def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
             timings: pd.DataFrame | None) -> pd.DataFrame:
-    """One row per (kernel, N) with the figures' inputs.
+    """One row per launch (per kernel and N for this workflow's reports) with the
+    figures' inputs.
 
     Args:
-        metrics: a set table (:func:`set_table`), one launch per report; only repeat 0
-            of each (kernel, N) is summarised (repeats serve the noise estimate).
+        metrics: a set table (:func:`set_table`); only repeat 0 of each (kernel, N) is
+            summarised (repeats serve the noise estimate); every launch of a report
+            with several gets a row of its own, keyed by report and launch.
         instances: per-instance values (:func:`analysis.ncu.load_instances`) or None.
         timings: the set's event timings (kernel, n, median_ns, p25_ns, p75_ns, repeats, ...)
             or None; without them throughput falls back to ncu's gpu__time_duration.sum.
 
     Returns:
-        DataFrame keyed by set, gpu, kernel, precision, n with the columns of
-        :data:`SUMMARY_METRICS` (NaN where a report lacks one) and :data:`DERIVED`.
+        DataFrame keyed by set, report and launch, with gpu, kernel, precision, n and the
+        launch's identity (mangled and demangled name, occurrence, profiling_failed),
+        the columns of :data:`SUMMARY_METRICS` (NaN where a report lacks one) and
+        :data:`DERIVED`; throughput and its unit are NA where N or the precision is
+        unknown.
     """
-    keys = ["set", "gpu", "kernel", "precision", "n"]
+    keys = ["set", "gpu", "kernel", "precision", "n", "report", "launch"]
+    attrs = [c for c in ("mangled", "demangled", "occurrence", "profiling_failed") if c in metrics]
     metrics = metrics[metrics["repeat"] == 0]
     if instances is not None and "repeat" in instances:
         instances = instances[instances["repeat"] == 0]
     sel = metrics[metrics["metric"].isin(SUMMARY_METRICS)]
-    wide = sel.pivot_table(index=keys, columns="metric", values="value", aggfunc="first", dropna=False)
-    base = metrics[keys].drop_duplicates().set_index(keys)
+    wide = sel.pivot_table(index=["report", "launch"], columns="metric", values="value", aggfunc="first",
+                           dropna=False)
+    base = metrics[keys + attrs].drop_duplicates(["report", "launch"]).set_index(["report", "launch"])
     wide = base.join(wide).reset_index()
     for m in SUMMARY_METRICS:
         if m not in wide:
             wide[m] = np.nan
-    wide = wide[keys + SUMMARY_METRICS].copy()
+    wide = wide[keys + attrs + SUMMARY_METRICS].copy()
 
     wide["global_ld_sectors_per_request"] = (wide["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
                                              / wide["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"])
@@ -156,7 +160,7 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
     wide["ldgsts_sectors_per_request"] = wide["ldgsts_sectors"] / req
     if instances is not None and len(instances):
         by = ldgsts_bytes(instances)
-        wide["ldgsts_bytes_requested"] = [by.get((k, n), np.nan) for k, n in zip(wide["kernel"], wide["n"])]
+        wide["ldgsts_bytes_requested"] = [by.get((r, la), np.nan) for r, la in zip(wide["report"], wide["launch"])]
     else:
         wide["ldgsts_bytes_requested"] = np.nan
     wide["ldgsts_bytes_per_sector"] = wide["ldgsts_bytes_requested"] / wide["ldgsts_sectors"].replace(0, np.nan)
@@ -164,11 +168,16 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
     no_ldg = wide["smsp__sass_inst_executed_op_global_ld.sum"].fillna(0) == 0
     wide.loc[no_ldg, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"] = np.nan
 
+    # rates need N and a precision: NA for kernels of unknown precision or size
     ops = 2.0 * wide["n"].astype("float64") ** 3
-    wide["throughput_unit"] = np.where(wide["precision"] == "fp16", "TFLOP/s", "TOP/s")
+    wide["throughput_unit"] = wide["precision"].astype(object).map(RATE_UNIT)
+    ops = ops.where(wide["throughput_unit"].notna())
     if timings is not None and len(timings):
-        t = timings[["kernel", "n", "median_ns", "p25_ns", "p75_ns", "repeats"]]
+        # an event timing is of one kernel launch: it belongs to a report of one launch
+        t = timings[["kernel", "n", "median_ns", "p25_ns", "p75_ns", "repeats"]].astype({"n": "Int64"})
         wide = wide.merge(t, on=["kernel", "n"], how="left")
+        several = wide.groupby("report")["launch"].transform("size") > 1
+        wide.loc[several, ["median_ns", "p25_ns", "p75_ns", "repeats"]] = np.nan
     else:
         for col in ("median_ns", "p25_ns", "p75_ns", "repeats"):
             wide[col] = np.nan
@@ -177,7 +186,8 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
     wide["throughput"] = ops / dur / 1e3
     wide["throughput_source"] = np.where(timed, "cuda events (outside profiler)",
                                          "ncu gpu__time_duration.sum (under profiler)")
-    return wide.sort_values(["precision", "kernel", "n"]).reset_index(drop=True)
+    wide["throughput_source"] = wide["throughput_source"].where(wide["throughput"].notna(), "none (N, precision or duration unknown)")
+    return wide.sort_values(["precision", "kernel", "n", "report", "launch"]).reset_index(drop=True)
 
 
 def timings_table(records: list[dict]) -> pd.DataFrame:

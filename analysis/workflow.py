@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -120,33 +121,65 @@ def build_tools(config: dict) -> str | None:
     return None
 
 
+#: A report file a set may hold: its name appears in shell commands, so letters, digits,
+#: ``.``, ``_`` and ``-`` only (the import target renames other files so).
+SAFE_REPORT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.ncu-rep(?:\.xz)?$")
+REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")
+
+
 def committed_sets(profiles: Path, wanted: list[str] | None = None) -> list[str]:
-    """Profile sets under ``profiles/``: folders holding ``reports/*.ncu-rep.xz``.
+    """Profile sets under ``profiles/``: folders holding ``reports/*.ncu-rep[.xz]``.
 
     Raises:
         ConfigError: a set named in ``wanted`` does not exist.
     """
-    found = sorted(p.parent.parent.name for p in profiles.glob("*/reports/*.ncu-rep.xz"))
-    found = sorted(set(found) - {"default"})
+    found = sorted({p.parent.parent.name for p in profiles.glob("*/reports/*")
+                    if p.name.endswith(REPORT_SUFFIXES)} - {"default"})
     if wanted:
         for w in wanted:
             if w not in found:
-                raise ConfigError(f"config profile_sets: no reports under {profiles / w / 'reports'}")
+                raise ConfigError(f"config profile_sets: no .ncu-rep or .ncu-rep.xz file under "
+                                  f"{profiles / w / 'reports'}")
         return list(wanted)
     return found
 
 
-def set_reports(profiles: Path, set_name: str) -> list[ReportName]:
-    """The reports of a committed set, from their file names; files whose names do not
-    read as ``{kernel}_n{N}[_r{R}].ncu-rep.xz`` are skipped with a warning."""
-    out = []
-    for p in sorted((profiles / set_name / "reports").glob("*.ncu-rep.xz")):
-        name = ReportName.parse(p)
-        if name is None:
-            warnings.warn(f"{p}: file name is not {{kernel}}_n{{N}}[_r{{R}}].ncu-rep.xz; skipped", stacklevel=2)
-        else:
-            out.append(name)
+def set_reports(profiles: Path, set_name: str) -> list[Path]:
+    """The report files of a set (``.ncu-rep.xz`` or plain ``.ncu-rep``, any stem), sorted.
+
+    Files whose names hold other characters than letters, digits, ``.``, ``_``, ``-`` are
+    skipped with a warning (``snakemake import_set`` renames them); plain reports are read
+    with a warning (no checksum guards them).
+
+    Raises:
+        ConfigError: one report stored both plain and xz-compressed.
+    """
+    out, stems = [], {}
+    for p in sorted((profiles / set_name / "reports").iterdir()):
+        if not p.name.endswith(REPORT_SUFFIXES):
+            continue
+        if not SAFE_REPORT.match(p.name):
+            warnings.warn(f"{p}: a report file name may hold letters, digits, '.', '_' and '-' only; skipped "
+                          "(`snakemake --cores 1 import_set --config source=DIR set=NAME` renames reports)",
+                          stacklevel=2)
+            continue
+        stem = p.name.removesuffix(".xz").removesuffix(".ncu-rep")
+        if stem in stems:
+            raise ConfigError(f"{stems[stem]} and {p}: the same report twice (plain and xz); remove one")
+        stems[stem] = p
+        out.append(p)
+    plain = [p.name for p in out if p.name.endswith(".ncu-rep")]
+    if plain:
+        warnings.warn(f"{profiles / set_name / 'reports'}: {len(plain)} plain .ncu-rep file(s) read as they are "
+                      f"({', '.join(plain[:3])}{', ...' if len(plain) > 3 else ''}); a plain report has no "
+                      "checksum, xz -9 them (or import the folder with `snakemake import_set`)", stacklevel=2)
     return out
+
+
+def report_kernel(path: str | Path) -> str:
+    """The kernel a report file's name gives (``{kernel}_n{N}[_r{R}]``), else its stem."""
+    name = ReportName.parse(path)
+    return name.kernel if name else Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep")
 
 
 def shared_pairs(kernels_by_set: dict[str, set[str]]) -> list[tuple[str, str]]:

@@ -128,13 +128,14 @@ def test_one_exception_type_for_all_report_errors():
 
 # ---- launches ------------------------------------------------------------------------
 
-def test_several_launches_where_one_was_expected():
-    """A real report of two launches (ncu --launch-count 2)."""
+def test_several_launches_are_read_and_one_can_be_required():
+    """A real report of two launches (ncu --launch-count 2): read whole by default, refused
+    where exactly one launch is asked for."""
     p = DATA / "int8_wmma_n512_two.ncu-rep.xz"
     with pytest.raises(ReportError, match="holds 2 kernel launches, expected 1"):
-        load_report(p)
-    df = load_report(p, expect_launches=None)
-    assert sorted(df["launch"].unique()) == [0, 1]
+        load_report(p, expect_launches=1)
+    df = load_report(p)
+    assert sorted(df["launch"].unique()) == [0, 1] and sorted(df["occurrence"].unique()) == [0, 1]
     assert df.groupby("launch")["metric"].nunique().min() > 500
 
 
@@ -309,7 +310,7 @@ def test_set_from_an_unseen_gpu_is_parsed_and_plotted(tmp_path, good):
     d.mkdir(parents=True)
     shutil.copy(good, d / good.name)
     assert committed_sets(tmp_path / "profiles") == ["rtx-9999_999.99_ncu2099.1.1"]
-    (name,) = set_reports(tmp_path / "profiles", "rtx-9999_999.99_ncu2099.1.1")
+    assert set_reports(tmp_path / "profiles", "rtx-9999_999.99_ncu2099.1.1") == [d / good.name]
     t = set_table([load_report(d / good.name)], "rtx-9999_999.99_ncu2099.1.1", {})
     assert t["driver"].isna().all() and (t["gpu"] == "NVIDIA H200").all()
     s = validate_summary(summary(t, load_instances(d / good.name), None))
@@ -327,7 +328,7 @@ def test_hostile_file_name_is_skipped_not_run(tmp_path, good):
     shutil.copy(good, d / good.name)
     with pytest.warns(UserWarning, match="skipped"):
         names = set_reports(tmp_path / "profiles", "x")
-    assert [n.stem for n in names] == ["int8_wmma_n512"]
+    assert [p.name for p in names] == ["int8_wmma_n512.ncu-rep.xz"]
     assert not list(tmp_path.rglob("PWNED")) and not Path("PWNED").exists()
 
 
@@ -439,3 +440,39 @@ def test_fuzz_plain_reports_never_take_the_caller_down(tmp_path, plain_bytes):
         outcomes = Counter(pool.map(outcome, paths))
     assert sum(outcomes.values()) == 40 and outcomes["refused"] > 20, outcomes
     assert os.getpid() > 0  # still here
+
+
+# ---- profiler failures (real ncu output recorded on the H200, tests/data/ncu_output) -----
+
+NCU_OUTPUT = REPO / "tests" / "data" / "ncu_output"
+
+
+def test_ncu_error_comes_first_even_after_a_long_traceback(tmp_path):
+    """ncu 2025.3.1 printed its ==ERROR== after the profiled program's 17-line traceback and
+    before a 30-line metric listing: the error still leads the message."""
+    from analysis.harness import Tiling
+    from analysis.profile import profile_kernel
+
+    real = NCU_OUTPUT / "error_metric_traceback.txt"
+    exe = tmp_path / "ncu"
+    exe.write_text(f"#!/bin/sh\n[ \"$1\" = --version ] && echo 'Version 2025.3.1.0' && exit 0\n"
+                   f"cat '{real}'\nexit 1\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    with pytest.raises(AnalysisError) as err:
+        profile_kernel(tmp_path / "k.cubin", "int8_wmma", "int8", 512, Tiling(), tmp_path / "x.ncu-rep.xz",
+                       ncu=str(exe))
+    lines = str(err.value).splitlines()
+    assert lines[0] == "int8_wmma N=512: ncu exited with 1:"
+    assert lines[1] == "==ERROR== The application returned an error code (1)."
+    assert lines[2].startswith("==WARNING== Note: Running with unmodified GPU clocks")
+    assert any("no__such_metric.sum" in ln for ln in lines[-4:])  # and the end of the output follows
+
+
+@pytest.mark.parametrize("name", ["error_section.txt", "error_metric_traceback.txt", "add_full.txt"])
+def test_ncu_failure_keeps_every_error_and_warning_line(name):
+    from analysis.profile import ncu_failure
+
+    text = (NCU_OUTPUT / name).read_text()
+    msg = ncu_failure(text).splitlines()
+    ncu_lines = [ln for ln in text.splitlines() if ln.startswith(("==ERROR==", "==WARNING=="))]
+    assert ncu_lines and msg[: len(ncu_lines)] == sorted(ncu_lines, key=lambda ln: not ln.startswith("==ERROR=="))

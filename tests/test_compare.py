@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -74,7 +75,7 @@ def test_noise_is_not_flagged(set_a, set_b):
     """A set against itself flags nothing; nor does the 13.5 set (median of its two repeats)
     against its own second repeat alone: every change lies inside the measured spread."""
     same = compare_sets(set_a, set_a)
-    assert not same["flagged"].any() and (same["status"] == "unchanged").all()
+    assert not same["flagged"].any() and same["status"].isin(["unchanged", "no value in either"]).all()
     second = set_b[set_b["repeat"] == 1].assign(repeat=0)
     d = compare_sets(set_b, second)
     dur = d[d["metric"] == "gpu__time_duration.sum"]
@@ -112,13 +113,35 @@ def test_missing_metric_is_reported(set_a, set_b):
     assert len(rows) == 20 and (rows["status"] == "only in baseline").all() and rows["flagged"].all()
 
 
-def test_unit_change_is_reported(set_a, set_b):
-    metric = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+def test_unit_spellings_and_scales_are_converted_before_comparing(set_a, set_b):
+    """sector/sectors (both occur across ncu versions) compare as one unit; a duration in us
+    compares with the same duration in ns."""
+    plain = compare_sets(set_a, set_b)
     cand = set_b.copy()
-    assert (cand.loc[cand["metric"] == metric, "unit"] == "sector").all()
-    cand.loc[cand["metric"] == metric, "unit"] = "sectors"  # the spelling some versions use
-    r = _row(compare_sets(set_a, cand), "int8_wmma", 1024, metric)
+    sectors = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+    assert (cand.loc[cand["metric"] == sectors, "unit"] == "sector").all()
+    cand.loc[cand["metric"] == sectors, "unit"] = "sectors"
+    dur = cand["metric"] == "gpu__time_duration.sum"
+    assert (cand.loc[dur, "unit"] == "ns").all()
+    cand.loc[dur, "value"] = cand.loc[dur, "value"] / 1e3
+    cand.loc[dur, "unit"] = "us"
+    conv = compare_sets(set_a, cand)
+    for metric in (sectors, "gpu__time_duration.sum"):
+        a, b = _row(plain, "int8_wmma", 1024, metric), _row(conv, "int8_wmma", 1024, metric)
+        assert b["status"] == a["status"] and b["rel_change"] == pytest.approx(a["rel_change"], rel=1e-9, abs=1e-12)
+    assert _row(conv, "int8_wmma", 1024, "gpu__time_duration.sum")["unit_factor"] == 1e3
+
+
+def test_units_that_do_not_convert_get_no_relative_change(set_a, set_b):
+    """derived__memory_l2_theoretical_sectors_global_excessive is in byte in older ncu
+    versions and in sector in 2025.3.1: no ratio is taken across them."""
+    metric = "derived__memory_l2_theoretical_sectors_global_excessive"
+    base = set_a.copy()
+    assert (base.loc[base["metric"] == metric, "unit"] == "sector").all()
+    base.loc[base["metric"] == metric, "unit"] = "byte"
+    r = _row(compare_sets(base, set_b), "int8_wmma", 1024, metric)
     assert r["status"] == "unit changed" and r["flagged"]
+    assert np.isnan(r["rel_change"]) and np.isnan(r["abs_change"]) and np.isnan(r["unit_factor"])
 
 
 def test_aligned_on_kernel_and_n_not_name_alone(set_a, set_b):

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import analysis
-from analysis.ncu import TIDY_COLUMNS, ReportName
+from analysis.ncu import IDENTITY_COLUMNS, TIDY_COLUMNS, ReportName
 
 from .conftest import REPORTS
 
@@ -29,9 +29,11 @@ def test_default_set_is_complete(report_tables, timings, repo):
 def test_report_values(path, report_tables):
     name = ReportName.parse(path)
     df = report_tables[name]
-    assert list(df.columns) == TIDY_COLUMNS
-    # one row per metric: a single launch, no metric twice
-    assert df["launch"].eq(0).all()
+    assert list(df.columns) == TIDY_COLUMNS + IDENTITY_COLUMNS
+    # one row per metric: a single launch, no metric twice; its identity is the kernel's
+    assert df["launch"].eq(0).all() and df["occurrence"].eq(0).all() and not df["profiling_failed"].any()
+    assert set(df["mangled"]) == set(df["function"]) == {name.kernel}  # extern "C": not mangled
+    assert set(df["report"]) == {name.stem}
     assert df["metric"].is_unique
     assert len(df) > 1000
     # the kernel and N are the file's

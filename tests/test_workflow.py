@@ -143,3 +143,29 @@ def test_html_report_lists_every_figure(workdir):
     assert listing["Tables / quantization"] == ["quantization error"]
     assert sorted(listing["Set comparison"]) == ["changes", "headline"]
 
+
+
+@pytest.mark.workflow
+def test_import_target_makes_a_set_of_foreign_reports(tmp_path):
+    """`snakemake import_set --config source=DIR set=NAME`: reports with any names, plain or
+    xz, several launches, kernels of no known precision -> a set with tables and figures."""
+    import lzma
+
+    root = tmp_path / "wf"
+    root.mkdir()
+    for item in ("Snakefile", "config", "workflow", "kernels"):
+        src = REPO / item
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    source = tmp_path / "from elsewhere"
+    source.mkdir()
+    data = REPO / "tests" / "data"
+    shutil.copy(data / "add_n1024.ncu-rep.xz", source)
+    (source / "my app.ncu-rep").write_bytes(lzma.decompress((data / "several_full.ncu-rep.xz").read_bytes()))
+    proc = snakemake(root, "import_set", "--config", "gpu=off", f"source={source}", "set=elsewhere")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    reports = sorted(p.name for p in (root / "profiles" / "elsewhere" / "reports").iterdir())
+    assert reports == ["add_n1024.ncu-rep.xz", "my_app.ncu-rep.xz"]
+    s = pd.read_csv(root / "results" / "tables" / "elsewhere" / "summary.csv")
+    assert len(s) == 9 and s["precision"].isna().all() and s["throughput"].isna().all()
+    assert sorted(s.loc[s["report"] == "my_app", "occurrence"]) == [0, 0, 0, 0, 0, 0, 1, 2]
+    assert (root / "figures" / "elsewhere" / "dram_active.png").stat().st_size > 10_000

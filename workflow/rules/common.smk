@@ -8,10 +8,11 @@ from snakemake.utils import validate
 
 from analysis.errors import ConfigError
 from analysis.harness import command as harness_command
+from analysis.importing import import_plan
 from analysis.names import ReportName
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, local_gpu,
-                               set_reports, shared_pairs, tiling_from_config)
+                               report_kernel, set_reports, shared_pairs, tiling_from_config)
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -46,6 +47,18 @@ GPU_SET = GPU.set_name if GPU else None
 SETS = committed_sets(Path("profiles"), config.get("profile_sets"))
 if GPU_SET and GPU_SET not in SETS:
     SETS.append(GPU_SET)
+
+# Reports brought in from elsewhere (target import_set, config source=DIR set=NAME).
+IMPORT_SET = config.get("set")
+IMPORT = import_plan(config["source"]) if config.get("source") else {}
+if bool(IMPORT) != bool(IMPORT_SET):
+    raise ConfigError("config: the import target takes both source=DIR and set=NAME")
+if IMPORT_SET:
+    if not re.fullmatch(r"[A-Za-z0-9._-]+", IMPORT_SET) or IMPORT_SET in ("default", GPU_SET):
+        raise ConfigError(f"config set: {IMPORT_SET!r} cannot be a profile set's name (letters, digits, '.', '_',"
+                          " '-'; not 'default' nor this GPU's own set)")
+    if IMPORT_SET not in SETS:
+        SETS.append(IMPORT_SET)
 
 
 wildcard_constraints:
@@ -88,19 +101,28 @@ def gpu_kernels():
 
 
 def reports_of(set_name):
-    """The reports (kernel, N, repeat) that make up a set."""
-    on_disk = set_reports(Path("profiles"), set_name)
+    """The report files that make up a set: for this GPU's set those this run profiles
+    (and repeats profiled earlier), for the import set those the import writes, else the
+    files in profiles/{set}/reports/."""
+    folder = Path("profiles") / set_name / "reports"
+    on_disk = set_reports(Path("profiles"), set_name) if folder.is_dir() else []
     if set_name == GPU_SET:
         repeats = config["profile"].get("repeats", 1)
-        want = [ReportName(k, n, r) for k in gpu_kernels() for n in SIZES for r in range(repeats)]
+        want = [folder / f"{ReportName(k, n, r).stem}.ncu-rep.xz" for k in gpu_kernels() for n in SIZES
+                for r in range(repeats)]
         # repeats profiled earlier (with a larger profile.repeats) stay part of the set
-        return want + [r for r in on_disk if r not in want and r.kernel in KERNELS and r.n in SIZES]
+        named = {p: ReportName.parse(p) for p in on_disk}
+        return want + [p for p, r in named.items()
+                       if p not in want and r is not None and r.kernel in KERNELS and r.n in SIZES]
+    if set_name == IMPORT_SET:
+        want = [folder / f"{stem}.ncu-rep.xz" for stem in IMPORT]
+        return want + [p for p in on_disk if p not in want]
     return on_disk
 
 
 def set_report_files(wildcards):
     """The set's report files (for the GPU's own set: those this run writes)."""
-    return [f"profiles/{wildcards.set}/reports/{r.stem}.ncu-rep.xz" for r in reports_of(wildcards.set)]
+    return [str(p) for p in reports_of(wildcards.set)]
 
 
 def gpu_build_records(wildcards):
@@ -162,9 +184,9 @@ def compare_outputs():
                 raise ConfigError(f"config: profile set {s!r} not found (sets: {', '.join(SETS) or 'none'})")
         pairs = [(base, cand)]
     else:
-        pairs = shared_pairs({s: {r.kernel for r in reports_of(s)} for s in SETS})
+        pairs = shared_pairs({s: {report_kernel(p) for p in reports_of(s)} for s in SETS})
     return [f"figures/compare/{a}__vs__{b}/{f}" for a, b in pairs
-            for f in ("changes.csv", "metadata.csv", "headline.png", "headline.pdf")]
+            for f in ("changes.csv", "metadata.csv", "statuses.csv", "headline.png", "headline.pdf")]
 
 
 def final_outputs():

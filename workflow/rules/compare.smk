@@ -14,6 +14,7 @@ rule compare_sets:
         changes=report("figures/compare/{a}__vs__{b}/changes.csv", caption="../report/changes.rst",
                        category="Set comparison", subcategory="{a} vs {b}", labels={"table": "changes"}),
         metadata="figures/compare/{a}__vs__{b}/metadata.csv",
+        statuses="figures/compare/{a}__vs__{b}/statuses.csv",
         png=report("figures/compare/{a}__vs__{b}/headline.png", caption="../report/headline.rst",
                    category="Set comparison", subcategory="{a} vs {b}", labels={"figure": "headline"}),
         pdf="figures/compare/{a}__vs__{b}/headline.pdf",

@@ -23,7 +23,7 @@ rule parse_set:
     shell:
         "{PYTHON} -m analysis.parse --set {wildcards.set} {params.metadata} --cache {params.cache}"
         " --workers {threads} --metrics {output.metrics} --instances {output.instances}"
-        " --log {log} {input.reports}"
+        " --log {log} {input.reports:q}"
 
 
 rule summary:

@@ -1,7 +1,7 @@
 """Rule compare_sets: diff two profile sets, flag changes beyond the noise, draw the headline."""
 import pandas as pd
 
-from analysis.compare import Thresholds, compare_sets, headline_figure, metadata_side_by_side
+from analysis.compare import Thresholds, compare_sets, headline_figure, metadata_side_by_side, status_counts
 from analysis.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
@@ -22,4 +22,6 @@ with logged(sm.log[0]):
                                  (a, b))
     write_csv(meta, sm.output.metadata)
     save(headline_figure(diff, f"{b}\nagainst {a}"), sm.output.png, sm.output.pdf)
-    print(diff["status"].value_counts().to_string())
+    counts = status_counts(diff)
+    write_csv(counts, sm.output.statuses)
+    print(counts.to_string(index=False))

@@ -1,18 +1,17 @@
 """Rule study_tables: speedups, claims, kernel summary and the other study tables of a set."""
-import json
-
 import pandas as pd
 
 from analysis import study
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
 from analysis.schemas import validate_summary
+from analysis.setfiles import read_metadata
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     summary = validate_summary(pd.read_csv(sm.input.summary), sm.input.summary)
     static = pd.read_csv(sm.input.static[0]) if sm.input.static else None
-    arch = json.load(open(sm.input.metadata[0], encoding="utf-8"))["arch"] if sm.input.metadata else None
+    arch = read_metadata(sm.input.metadata[0] if sm.input.metadata else None).get("arch")
     kernels = sm.params.kernels
     tables = {
         "speedups": study.speedups(summary, kernels),

@@ -1,0 +1,98 @@
+"""Bring reports made elsewhere into a profile set: ``snakemake --cores 1 import_set
+--config source=DIR set=NAME`` (README, "Reading any report").
+
+Any file name, plain ``.ncu-rep`` or ``.ncu-rep.xz``: each report becomes
+``profiles/NAME/reports/{stem}.ncu-rep.xz``, xz-compressed (xz's CRC64 then guards it),
+its stem kept where it is made of letters, digits, ``.``, ``_`` and ``-`` (other characters
+become ``_``), so a ``{kernel}_n{N}`` name keeps its kernel and N. Launches are told apart
+inside the set by their identity (``analysis.ncu.IDENTITY_COLUMNS``), never by the file.
+"""
+
+from __future__ import annotations
+
+import lzma
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from .errors import ConfigError
+from .io import atomic_path
+from .ncu import _xz_decompress_strict
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def import_stem(path: str | Path) -> str:
+    """The stem a report gets in a set: its file name without ``.ncu-rep[.xz]``, every
+    character other than letters, digits, ``.``, ``_``, ``-`` replaced by ``_``."""
+    name = Path(path).name
+    stem = name.removesuffix(".xz").removesuffix(".ncu-rep")
+    return _UNSAFE.sub("_", stem).strip(".") or "report"
+
+
+def import_plan(source: str | Path) -> dict[str, Path]:
+    """Stem in the set -> report file, for every ``.ncu-rep`` or ``.ncu-rep.xz`` directly
+    in ``source``.
+
+    Raises:
+        ConfigError: ``source`` is not a folder, holds no report, or two files would get
+            the same stem (both named).
+    """
+    src = Path(source)
+    if not src.is_dir():
+        raise ConfigError(f"config source: {src} is not a folder of Nsight Compute reports")
+    plan: dict[str, Path] = {}
+    for p in sorted(src.iterdir()):
+        if not p.is_file() or not p.name.endswith((".ncu-rep", ".ncu-rep.xz")):
+            continue
+        stem = import_stem(p)
+        if stem in plan:
+            raise ConfigError(f"config source: {plan[stem].name} and {p.name} would both be imported as "
+                              f"{stem}.ncu-rep.xz; rename one of them")
+        plan[stem] = p
+    if not plan:
+        raise ConfigError(f"config source: no .ncu-rep or .ncu-rep.xz file in {src}")
+    return plan
+
+
+def import_report(src: str | Path, dst: str | Path) -> None:
+    """Store report ``src`` as the xz file ``dst`` (preset 9), atomically. An ``.xz``
+    source is checked whole (every stream's CRC) and copied as it is.
+
+    Raises:
+        ReportError: an empty file, or an ``.xz`` file that is not one complete xz stream.
+    """
+    from .errors import ReportError
+
+    src, dst = Path(src), Path(dst)
+    if src.stat().st_size == 0:
+        raise ReportError(src, "file is empty", "leave it out of the import")
+    with atomic_path(dst) as tmp:
+        if src.name.endswith(".xz"):
+            _xz_decompress_strict(src, tmp)  # raises on a damaged stream
+            shutil.copyfile(src, tmp)
+        else:
+            with open(src, "rb") as fin, lzma.open(tmp, "wb", preset=9) as fout:
+                shutil.copyfileobj(fin, fout, 1 << 20)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m analysis.importing SRC DST``: one report into a set (rule import_report)."""
+    from .errors import AnalysisError
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: python -m analysis.importing SRC DST", file=sys.stderr)
+        return 2
+    try:
+        import_report(*args)
+    except AnalysisError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{args[0]} -> {args[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

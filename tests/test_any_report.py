@@ -1,0 +1,147 @@
+"""Reports this workflow did not make: other kernels, several launches, templates and
+lambdas, the basic section set (real H200 reports in tests/data, tests/data/src)."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import figures
+from analysis.compare import compare_sets, status_counts
+from analysis.importing import import_plan, import_report, import_stem
+from analysis.ncu import load_report
+from analysis.parse import parse_reports
+from analysis.schemas import validate_set, validate_summary
+from analysis.tables import set_table, summary
+from analysis.workflow import committed_sets, set_reports
+
+from .conftest import REPO
+
+DATA = REPO / "tests" / "data"
+FULL = DATA / "several_full.ncu-rep.xz"  # 8 launches: add x3, axpy<float>, axpy<double>, scale, apply x2
+BASIC = DATA / "several.ncu-rep.xz"  # the same launches, basic section set
+ADD = DATA / "add_n1024.ncu-rep.xz"  # one launch of a non-GEMM kernel, named as documented
+
+
+def _set(paths, name="s"):
+    got = parse_reports(paths, workers=1)
+    got.raise_errors(name)
+    table = validate_set(set_table(got.metrics, name, {}))
+    return table, pd.concat(got.instances, ignore_index=True)
+
+
+def test_non_gemm_kernel_gets_summary_rows_without_rates():
+    """Fault 1: a set holding a one-launch report of `add` (precision NA) crashed the summary."""
+    table, inst = _set([ADD])
+    s = validate_summary(summary(table, inst, None))
+    assert len(s) == 1 and pd.isna(s.loc[0, "precision"]) and s.loc[0, "n"] == 1024
+    assert np.isnan(s.loc[0, "throughput"]) and pd.isna(s.loc[0, "throughput_unit"])
+    assert s.loc[0, "gpu__time_duration.sum"] > 0 and s.loc[0, "launch__registers_per_thread"] > 0
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for draw in figures.FIGURES.values():
+            figures.plt.close(draw(s, "add"))
+    # drawn, and what the report cannot give is said: add issues no LDGSTS
+    assert any("coalescing: not in the reports: add: LDGSTS counters" in str(w.message) for w in seen)
+
+
+def test_plain_reports_in_a_set_are_read_with_a_warning(tmp_path):
+    """Fault 1: plain .ncu-rep files were skipped silently; a set of plain reports only was
+    'no reports under ...'."""
+    import lzma
+
+    d = tmp_path / "profiles" / "plain" / "reports"
+    d.mkdir(parents=True)
+    (d / "add_n1024.ncu-rep").write_bytes(lzma.decompress(ADD.read_bytes()))
+    assert committed_sets(tmp_path / "profiles") == ["plain"]
+    with pytest.warns(UserWarning, match="1 plain .ncu-rep file"):
+        assert set_reports(tmp_path / "profiles", "plain") == [d / "add_n1024.ncu-rep"]
+
+
+def test_every_launch_is_read_with_its_identity():
+    """Faults 2 and 3: all eight launches, each with function, demangled and mangled name,
+    occurrence, grid and block."""
+    t = load_report(FULL)
+    launches = t.drop_duplicates("launch").set_index("launch")
+    assert list(launches.index) == list(range(8))
+    assert list(launches["function"]) == ["add"] * 3 + ["axpy"] * 2 + ["scale"] + ["apply"] * 2
+    assert list(launches["occurrence"]) == [0, 1, 2, 0, 0, 0, 0, 0]
+    # one template, two instantiations; two lambdas: one function name, distinct mangled names
+    assert launches.loc[3, "demangled"].startswith("void axpy<float>")
+    assert launches.loc[4, "demangled"].startswith("void axpy<double>")
+    assert launches.loc[[3, 4, 6, 7], "mangled"].is_unique
+    assert launches.loc[5, "grid"] == "8,1,1" and launches.loc[5, "block"] == "512,1,1"
+    assert (launches["grid"].drop(5) == "16,1,1").all()
+    assert not launches["profiling_failed"].any()
+    assert t.groupby("launch")["metric"].nunique().eq(2243).all()
+
+
+def test_several_launches_get_one_summary_row_each():
+    """Fault 2: the summary kept launch 0 of a report silently."""
+    table, inst = _set([FULL, BASIC])
+    s = validate_summary(summary(table, inst, None))
+    assert len(s) == 16 and s.groupby("report").size().to_dict() == {"several": 8, "several_full": 8}
+    dur = s.set_index(["report", "launch"])["gpu__time_duration.sum"]
+    assert dur.notna().all() and dur.gt(0).all()
+
+
+def test_launches_are_compared_one_to_one_never_as_repeats():
+    """Fault 2: compare took the launches of a report as repeats of one profile."""
+    a, _ = _set([FULL], "a")
+    d = compare_sets(a, a)
+    assert (d["repeats_baseline"].fillna(1) <= 1).all()
+    adds = d[(d["kernel"] == "add") & (d["metric"] == "gpu__time_duration.sum")]
+    assert sorted(adds["occurrence"]) == [0, 1, 2] and (adds["status"] == "unchanged").all()
+    axpy = d[(d["kernel"] == "axpy") & (d["metric"] == "gpu__time_duration.sum")]
+    assert len(axpy) == 2  # axpy<float> and axpy<double> stay apart
+
+
+def test_metrics_without_value_are_counted_not_dropped(tmp_path):
+    """Fault 4: 14 sampling metrics of these short launches have no value in either report;
+    they were dropped from the diff. A launch whose values were lost (here: a copy of the
+    baseline's table with its durations blanked, as a failed profile leaves them) reads
+    'no value in candidate', never 'only in baseline'."""
+    shutil.copy(ADD, tmp_path / "add_run.ncu-rep.xz")  # no N in the name: aligns with FULL's add
+    base, _ = _set([tmp_path / "add_run.ncu-rep.xz"], "base")
+    cand, _ = _set([FULL], "cand")
+    d = compare_sets(base, cand)
+    add0 = d[(d["kernel"] == "add") & (d["occurrence"] == 0)]
+    none = add0[add0["status"] == "no value in either"]
+    assert len(none) == 14 and not none["flagged"].any()
+    lost = cand.copy()
+    lost.loc[lost["metric"] == "gpu__time_duration.sum", "value"] = np.nan
+    d2 = compare_sets(base, lost)
+    row = d2[(d2["kernel"] == "add") & (d2["occurrence"] == 0) & (d2["metric"] == "gpu__time_duration.sum")].iloc[0]
+    assert row["status"] == "no value in candidate" and row["flagged"]
+    counts = status_counts(d2).set_index("status")
+    assert counts.loc["no value in candidate", "rows"] == 1 and counts.loc["no value in either", "rows"] == 14
+
+
+def test_import_names_and_compresses(tmp_path):
+    import lzma
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "my app (run 1).ncu-rep").write_bytes(lzma.decompress(BASIC.read_bytes()))
+    shutil.copy(ADD, src)
+    (src / "notes.txt").write_text("not a report")
+    plan = import_plan(src)
+    assert sorted(plan) == ["add_n1024", "my_app__run_1_"]
+    out = tmp_path / "out" / "my_app__run_1_.ncu-rep.xz"
+    import_report(plan["my_app__run_1_"], out)
+    pd.testing.assert_frame_equal(load_report(out).drop(columns="report"),
+                                  load_report(BASIC).drop(columns="report"))
+    assert import_stem("a/b/x$(y).ncu-rep.xz") == "x__y_"
+
+
+def test_import_refuses_two_files_with_one_name(tmp_path):
+    from analysis.errors import ConfigError
+
+    for name in ("a b.ncu-rep.xz", "a_b.ncu-rep.xz"):
+        shutil.copy(ADD, tmp_path / name)
+    with pytest.raises(ConfigError, match="would both be imported as a_b.ncu-rep.xz"):
+        import_plan(tmp_path)

@@ -1,0 +1,94 @@
+"""The files beside a set's reports are checked where they are read, and every error names
+the file, the place and the fix (copies of the committed files, damaged as a user might)."""
+
+from __future__ import annotations
+
+import codecs
+import json
+
+import pandas as pd
+import pytest
+
+from analysis.setfiles import SetFileError, read_metadata, read_references, read_timings
+
+from .conftest import SET_DIR
+
+
+def test_committed_files_pass(set_dir):
+    assert read_metadata(set_dir / "metadata.json")["gpu"] == "NVIDIA H200"
+    assert len(read_timings(set_dir / "timings.csv")) == len(pd.read_csv(set_dir / "timings.csv"))
+    assert len(read_references(set_dir / "references.csv")) > 0
+    assert read_metadata(None) == {} and read_metadata(set_dir / "absent.json") == {}
+
+
+def test_metadata_with_a_byte_order_mark_is_read(tmp_path):
+    p = tmp_path / "metadata.json"
+    p.write_bytes(codecs.BOM_UTF8 + (SET_DIR / "metadata.json").read_bytes())
+    assert read_metadata(p) == json.loads((SET_DIR / "metadata.json").read_text())
+
+
+@pytest.mark.parametrize("content,cause", [
+    (b"", "file is empty"),
+    (b"  \n", "file is empty"),
+    (b'["NVIDIA H200"]', "holds a JSON list, not an object"),
+    (b'{"gpu": "NVIDIA H200",', "not valid JSON: Expecting property name enclosed in double quotes at line 1"),
+    (b'{"cc": 9.0}', "field cc: 9.0 is not of type 'string'"),
+    (b'{"arch": "hopper"}', "field arch: 'hopper' does not match"),
+    (b"\xff\xfe{}", "not UTF-8 text"),
+])
+def test_broken_metadata_names_file_field_and_fix(tmp_path, content, cause):
+    p = tmp_path / "metadata.json"
+    p.write_bytes(content)
+    with pytest.raises(SetFileError) as err:
+        read_metadata(p)
+    msg = str(err.value)
+    assert msg.startswith(f"{p}: ") and cause in msg and "(" in msg.split(cause, 1)[1]
+
+
+def _timings(tmp_path, edit) -> str:
+    df = pd.read_csv(SET_DIR / "timings.csv")
+    p = tmp_path / "timings.csv"
+    out = edit(df)
+    if isinstance(out, str):
+        p.write_text(out)
+    else:
+        out.to_csv(p, index=False)
+    with pytest.raises(SetFileError) as err:
+        read_timings(p)
+    assert str(err.value).startswith(f"{p}: ")
+    return str(err.value)
+
+
+def test_empty_timings(tmp_path):
+    assert "file is empty" in _timings(tmp_path, lambda df: "")
+
+
+def test_timings_without_columns_name_them(tmp_path):
+    msg = _timings(tmp_path, lambda df: df.drop(columns=["p25_ns", "repeats"]))
+    assert "no column p25_ns, repeats (columns: kernel, precision, n," in msg
+
+
+def test_negative_duration_is_refused_with_its_row(tmp_path):
+    def edit(df):
+        df.loc[3, "median_ns"] = -df.loc[3, "median_ns"]
+        return df
+    msg = _timings(tmp_path, edit)
+    assert "median_ns: greater_than(0) fails in row 5 (" in msg
+
+
+def test_median_outside_its_quartiles_is_refused(tmp_path):
+    def edit(df):
+        df.loc[0, "median_ns"] = df.loc[0, "p75_ns"] * 2
+        return df
+    assert "p25_ns <= median_ns <= p75_ns" in _timings(tmp_path, edit)
+
+
+def test_duplicate_timing_rows_are_refused(tmp_path):
+    assert "kernel" in _timings(tmp_path, lambda df: pd.concat([df, df.head(1)]))
+
+
+def test_references_without_a_column(tmp_path):
+    p = tmp_path / "references.csv"
+    pd.read_csv(SET_DIR / "references.csv").drop(columns=["rate"]).to_csv(p, index=False)
+    with pytest.raises(SetFileError, match=r"references.csv: no column rate"):
+        read_references(p)
