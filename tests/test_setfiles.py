@@ -92,3 +92,16 @@ def test_references_without_a_column(tmp_path):
     pd.read_csv(SET_DIR / "references.csv").drop(columns=["rate"]).to_csv(p, index=False)
     with pytest.raises(SetFileError, match=r"references.csv: no column rate"):
         read_references(p)
+
+
+def test_event_timing_far_from_ncu_duration_is_flagged(table, report_instances, timings, set_dir):
+    """The committed timings agree with ncu within 0.98-1.27; a median ten times too large
+    (a copy of timings.csv with one row damaged) is named with the file and the row."""
+    from analysis.tables import check_timings, summary
+
+    assert check_timings(summary(table, report_instances, timings), set_dir / "timings.csv") == []
+    bad = timings.copy()
+    i = bad.index[(bad["kernel"] == "int8_wmma") & (bad["n"] == 1024)][0]
+    bad.loc[i, ["median_ns", "p25_ns", "p75_ns"]] *= 10
+    (msg,) = check_timings(summary(table, report_instances, bad), "timings.csv")
+    assert msg.startswith("timings.csv: int8_wmma N=1024: event timing") and "x ncu's gpu__time_duration.sum" in msg
