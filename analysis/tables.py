@@ -10,6 +10,7 @@ given in :data:`DERIVED`.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -209,6 +210,36 @@ def check_timings(summary_table: pd.DataFrame, timings_path: str | Path) -> list
             f"({d:.6g} ns) of the same kernel and N; is it the same kernel, N and unit?"
             for k, n, m, d, q in zip(bad["kernel"], bad["n"], bad["median_ns"], bad["gpu__time_duration.sum"],
                                      bad["event_over_ncu"])]
+
+
+#: How far above every reference rate measured for its precision (ceilings and library
+#: GEMMs of references.csv) a kernel's rate may lie before it is flagged.
+RATE_MARGIN = 1.05
+
+#: The references a precision's rates are held to: INT4 operands fit INT8 instructions (a
+#: kernel may unpack INT4 and multiply with s8 MMAs, as int4_ptx_unpack_s8 does), so INT4
+#: rates are bounded by the INT8 references too.
+RATE_REFERENCES = {"fp16": ["fp16"], "int8": ["int8"], "int4": ["int4", "int8"]}
+
+
+def check_rates(summary_table: pd.DataFrame, references: pd.DataFrame, timings_path: str | Path,
+                references_path: str | Path) -> list[str]:
+    """One message per (kernel, N) whose throughput exceeds :data:`RATE_MARGIN` times the
+    highest rate ``references`` holds for its precision (:data:`RATE_REFERENCES`: the
+    measured ceilings and library GEMMs, same unit), naming both files: such a rate
+    cannot be right."""
+    out = []
+    for prec, allowed in RATE_REFERENCES.items():
+        g = references[references["precision"].isin(allowed)]
+        if g.empty:
+            continue
+        top = g.loc[g["rate"].idxmax()]
+        rows = summary_table[(summary_table["precision"] == prec)
+                             & (summary_table["throughput"] > RATE_MARGIN * top["rate"])]
+        out += [f"{timings_path}: {k} N={n}: {r:.4g} {u} is above every rate measured for {prec} in "
+                f"{references_path} (highest: {top['name']}, {top['rate']:.4g} {top['unit']})"
+                for k, n, r, u in zip(rows["kernel"], rows["n"], rows["throughput"], rows["throughput_unit"])]
+    return out
 
 
 def timings_table(records: list[dict]) -> pd.DataFrame:

@@ -105,3 +105,21 @@ def test_event_timing_far_from_ncu_duration_is_flagged(table, report_instances, 
     bad.loc[i, ["median_ns", "p25_ns", "p75_ns"]] *= 10
     (msg,) = check_timings(summary(table, report_instances, bad), "timings.csv")
     assert msg.startswith("timings.csv: int8_wmma N=1024: event timing") and "x ncu's gpu__time_duration.sum" in msg
+
+
+def test_rate_above_every_measured_reference_is_flagged(summ, references):
+    """No kernel of the committed set exceeds the highest rate measured for its precision;
+    against a copy of references.csv whose INT8 rates are a tenth of the measured ones, the
+    INT8 kernels above it (and INT4 ones, which INT8 references bound too) are named with
+    both files."""
+    from analysis.tables import check_rates
+
+    assert check_rates(summ, references, "timings.csv", "references.csv") == []
+    low = references.copy()
+    low.loc[low["precision"] == "int8", "rate"] /= 10
+    msgs = check_rates(summ, low, "timings.csv", "references.csv")
+    top = low.loc[low["precision"] == "int8", "rate"].max()
+    expected = summ[(summ["precision"].isin(["int8", "int4"])) & (summ["throughput"] > 1.05 * top)]
+    assert len(msgs) == len(expected) > 0
+    assert all(m.startswith("timings.csv: int") and "above every rate measured for int" in m for m in msgs)
+    assert any(m.startswith("timings.csv: int8_") for m in msgs)

@@ -5,6 +5,8 @@
 rule study_tables:
     input:
         summary="results/tables/{set}/summary.csv",
+        timings=timings_input,
+        references=references_input,
         references=references_input,
         static=static_summary_input,
         metadata=metadata_input,
