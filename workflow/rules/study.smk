@@ -7,7 +7,6 @@ rule study_tables:
         summary="results/tables/{set}/summary.csv",
         timings=timings_input,
         references=references_input,
-        references=references_input,
         static=static_summary_input,
         metadata=metadata_input,
     output:
