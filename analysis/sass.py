@@ -139,17 +139,18 @@ def mix_figure(summary: pd.DataFrame):
 
     cols = [c for c in summary.columns if c.startswith("static_") and c != "static_total"]
     s = summary.sort_values(["precision", "kernel", "arch"]).reset_index(drop=True)
-    labels = [f"{k}\n{a}" + ("\n(emulated)" if e else "") for k, a, e in zip(s["kernel"], s["arch"], s["emulated"])]
+    labels = [f"{k} {a}" + (" (emulated)" if e else "") for k, a, e in zip(s["kernel"], s["arch"], s["emulated"])]
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(s) + 2), 4))
-        bottom = np.zeros(len(s))
+        # horizontal bars: one readable row per kernel and architecture
+        fig, ax = plt.subplots(figsize=(8.5, 0.17 * len(s) + 1.4), layout="constrained")
+        left = np.zeros(len(s))
         for i, c in enumerate(cols):
-            ax.bar(range(len(s)), s[c], bottom=bottom, color=OKABE_ITO[i % len(OKABE_ITO)],
-                   label=c.removeprefix("static_").replace("_", " "), hatch="//" if i >= len(OKABE_ITO) else None)
-            bottom += s[c].to_numpy()
-        ax.set_xticks(range(len(s)), labels, fontsize=6)
-        ax.set_ylabel("static SASS instructions (instruction)")
-        ax.set_title("Static instruction mix per kernel and architecture (cuobjdump -sass)")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        fig.tight_layout()
+            ax.barh(range(len(s)), s[c], left=left, color=OKABE_ITO[i % len(OKABE_ITO)],
+                    label=c.removeprefix("static_").replace("_", " "), hatch="//" if i >= len(OKABE_ITO) else None)
+            left += s[c].to_numpy()
+        ax.set_yticks(range(len(s)), labels, fontsize=6)
+        ax.invert_yaxis()
+        ax.set_xlabel("static SASS instructions (instruction)")
+        ax.set_title("Static instruction mix per kernel and architecture (cuobjdump -sass)", fontsize=9)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7)
     return fig

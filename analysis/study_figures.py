@@ -13,14 +13,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .figures import OKABE_ITO, STYLE, _n_axis, _precisions, kernel_styles
+from .figures import OKABE_ITO, STYLE, _legend_below, _metric_note, _n_axis, kernel_styles, panel_groups
 
 UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
 LIBRARY = {"fp16": "cublas_fp16", "int8": "cublaslt_int8"}
-
-
-def _legend_below(ax, fontsize: float = 5.5) -> None:
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=fontsize)
 
 
 def _ratio_lines(ax, df: pd.DataFrame, column: str, styles: dict, label=lambda kernel, g: kernel) -> None:
@@ -33,7 +29,7 @@ def _ratio_lines(ax, df: pd.DataFrame, column: str, styles: dict, label=lambda k
 
 
 def _panels(n: int, width: float = 3.8, height: float = 3.4):
-    fig, axes = plt.subplots(1, max(n, 1), figsize=(width * max(n, 1), height), squeeze=False)
+    fig, axes = plt.subplots(1, max(n, 1), figsize=(width * max(n, 1), height), squeeze=False, layout="constrained")
     return fig, axes[0]
 
 
@@ -53,14 +49,13 @@ def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: st
     to 75th percentile of the timings; the vendor library at each N (dashed, black) and
     the measured mma.sync ceilings of the precision (dotted lines, see CEILING_PRECISIONS)
     from references.csv."""
-    precs = _precisions(summary)
     styles = kernel_styles(list(summary["kernel"].unique()))
     ops = 2.0 * summary["n"].astype("float64") ** 3
     s = summary.assign(t_lo=ops / summary["p75_ns"] / 1e3, t_hi=ops / summary["p25_ns"] / 1e3)
+    groups = [g for g in panel_groups(s) if g[1] is not None]
     with plt.rc_context(STYLE):
-        fig, axes = _panels(len(precs), 4.4, 5.0)
-        for ax, prec in zip(axes, precs):
-            sub = s[s["precision"] == prec]
+        fig, axes = _panels(len(groups), 3.6, 5.0)
+        for ax, (name, prec, sub) in zip(axes, groups):
             for kernel, g in sub.sort_values("n").groupby("kernel"):
                 ax.errorbar(g["n"], g["throughput"], yerr=[g["throughput"] - g["t_lo"], g["t_hi"] - g["throughput"]],
                             label=kernel, capsize=2, markersize=4, linewidth=1, **styles[kernel])
@@ -76,10 +71,10 @@ def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: st
             _n_axis(ax, sub)
             ax.set_yscale("log")
             ax.set_ylabel(f"throughput ({UNIT[prec]})")
-            ax.set_title(prec.upper())
+            ax.set_title(name)
             _legend_below(ax)
-        fig.suptitle(f"Throughput (2N^3 / median event time, IQR bars) - {title}")
-        fig.tight_layout()
+        fig.suptitle(f"Throughput (2N^3 / median event time, IQR bars) - {title}", fontsize=9)
+        _metric_note(fig, "CUDA-event timings (timings.csv)", "references.csv")
     return fig
 
 
@@ -87,53 +82,61 @@ def speedup(sp: pd.DataFrame, title: str):
     """Speedups (ratio of medians) against N: left, each PTX kernel over its WMMA baseline,
     one panel per precision; right, the fastest INT8 and INT4 kernels over fp16_wmma."""
     base = sp[sp["comparison"] == "vs_baseline"]
-    precs = _precisions(base)
+    groups = [g for g in panel_groups(base) if g[1] is not None]
     styles = kernel_styles(list(sp["kernel"].unique()))
     with plt.rc_context(STYLE):
-        fig, axes = _panels(len(precs) + 1, 3.6, 4.6)
-        for ax, prec in zip(axes, precs):
-            sub = base[base["precision"] == prec]
+        fig, axes = _panels(len(groups) + 1, 3.4, 4.8)
+        for ax, (name, _prec, sub) in zip(axes, groups):
             _ratio_lines(ax, sub, "speedup", styles)
-            ax.set_ylabel(f"speedup over {sub['reference'].iloc[0]} (x)")
-            ax.set_title(prec.upper())
+            refs = ", ".join(sorted(sub["reference"].unique()))
+            ax.set_ylabel(f"speedup over {refs} (x)")
+            ax.set_title(name)
             _legend_below(ax)
         ax = axes[-1]
         _ratio_lines(ax, sp[sp["comparison"] == "vs_fp16_wmma"], "speedup", styles,
                      lambda kernel, g: f"{kernel} / fp16_wmma")
         ax.set_ylabel("speedup over fp16_wmma (x)")
         ax.set_title("fastest INT8 / INT4 at the largest N")
-        _legend_below(ax, 6)
-        fig.suptitle(f"Speedup (ratio of median event times) - {title}")
-        fig.tight_layout()
+        _legend_below(ax, ncol=1)
+        fig.suptitle(f"Speedup (ratio of median event times) - {title}", fontsize=9)
+        _metric_note(fig, "CUDA-event timings (timings.csv)")
     return fig
 
 
 def instructions(ratios: pd.DataFrame, static: pd.DataFrame | None, arch: str | None, title: str):
-    """Left: executed warp instructions (smsp__inst_executed.sum) relative to the kernel's
-    baseline at each N. Right: the static SASS instruction classes of the same kernels for
-    ``arch`` (cuobjdump -sass), stacked."""
+    """Top: executed warp instructions (smsp__inst_executed.sum) relative to the kernel's
+    baseline at each N, one panel per precision (:func:`analysis.figures.panel_groups`).
+    Bottom: the static SASS instruction classes of the same kernels for ``arch``
+    (cuobjdump -sass), stacked."""
     styles = kernel_styles(list(ratios["kernel"].unique()))
+    groups = [g for g in panel_groups(ratios) if g[1] is not None]
     with plt.rc_context(STYLE):
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [1, 1.4]})
-        _ratio_lines(ax1, ratios, "ratio", styles, lambda kernel, g: f"{kernel} / {g['baseline'].iloc[0]}")
-        ax1.set_yscale("log")
-        ax1.set_ylabel("executed instructions / baseline's (x)\nsmsp__inst_executed.sum")
-        ax1.legend(loc="best", fontsize=5)
+        fig = plt.figure(figsize=(3.3 * max(len(groups), 3), 9.0), layout="constrained")
+        top, bottom = fig.subfigures(2, 1, height_ratios=[1.1, 1])
+        axes = top.subplots(1, max(len(groups), 1), squeeze=False)[0]
+        for ax, (name, _prec, sub) in zip(axes, groups):
+            _ratio_lines(ax, sub, "ratio", styles, lambda kernel, g: f"{kernel} / {g['baseline'].iloc[0]}")
+            ax.set_yscale("log")
+            ax.set_ylabel("executed instructions / baseline's (x)")
+            ax.set_title(name)
+            _legend_below(ax, 6, ncol=1)
+        ax2 = bottom.subplots()
         if static is not None and len(static):
             st = static[(static["arch"] == arch) & static["kernel"].isin(set(ratios["kernel"]) | set(ratios["baseline"]))]
             st = st.sort_values(["precision", "kernel"])
             cols = [c for c in st.columns if c.startswith("static_") and c != "static_total"]
-            bottom = np.zeros(len(st))
+            bottom_y = np.zeros(len(st))
             for i, c in enumerate(cols):
-                ax2.bar(range(len(st)), st[c], bottom=bottom, color=OKABE_ITO[i % len(OKABE_ITO)],
-                        hatch="//" if i >= len(OKABE_ITO) else None, label=c.removeprefix("static_").replace("_", " "))
-                bottom += st[c].to_numpy()
-            ax2.set_xticks(range(len(st)), [k + (" (emulated)" if e else "") for k, e in zip(st["kernel"], st["emulated"])],
-                           rotation=60, ha="right", fontsize=6)
-            ax2.set_ylabel(f"static SASS instructions ({arch}) (instruction)")
-            ax2.legend(loc="upper left", fontsize=5, ncol=2)
-        fig.suptitle(f"Executed instructions against the baseline, beside the static mix - {title}")
-        fig.tight_layout()
+                ax2.barh(range(len(st)), st[c], left=bottom_y, color=OKABE_ITO[i % len(OKABE_ITO)],
+                         hatch="//" if i >= len(OKABE_ITO) else None, label=c.removeprefix("static_").replace("_", " "))
+                bottom_y += st[c].to_numpy()
+            ax2.set_yticks(range(len(st)), [k + (" (emulated)" if e else "") for k, e in zip(st["kernel"], st["emulated"])],
+                           fontsize=6)
+            ax2.invert_yaxis()
+            ax2.set_xlabel(f"static SASS instructions ({arch}) (instruction)")
+            ax2.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=6)
+        fig.suptitle(f"Executed instructions against the baseline, and the static SASS mix - {title}", fontsize=9)
+        _metric_note(fig, "smsp__inst_executed.sum", "cuobjdump -sass")
     return fig
 
 
@@ -143,12 +146,12 @@ def ablation(sp: pd.DataFrame, title: str):
     ab = sp[sp["comparison"] == "ablation"]
     styles = kernel_styles(list(ab["kernel"].unique()))
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(5.5, 3.6))
+        fig, ax = plt.subplots(figsize=(5.5, 4.6), layout="constrained")
         _ratio_lines(ax, ab, "speedup", styles)
         ax.set_ylabel("speedup over int4_ptx_mma_k64 (x)")
-        ax.legend(loc="best", fontsize=6)
+        _legend_below(ax)
         fig.suptitle(f"INT4 k64 ablation, one knob at a time - {title}", fontsize=9)
-        fig.tight_layout()
+        _metric_note(fig, "CUDA-event timings (timings.csv)")
     return fig
 
 
@@ -156,12 +159,12 @@ def roofline(rl: pd.DataFrame, references: pd.DataFrame | None, title: str):
     """Roofline per precision: achieved rate (2N^3 / gpu__time_duration.sum) against
     arithmetic intensity (2N^3 / DRAM bytes, Nsight Compute's dram__bytes_read/write.sum),
     under the measured ceilings (mma.sync loop; DRAM copy) and ncu's DRAM peak."""
-    precs = _precisions(rl)
     styles = kernel_styles(list(rl["kernel"].unique()))
+    groups = [g for g in panel_groups(rl) if g[1] is not None]
     with plt.rc_context(STYLE):
-        fig, axes = _panels(len(precs), 4.2, 5.0)
-        for ax, prec in zip(axes, precs):
-            sub = rl[(rl["precision"] == prec)].dropna(subset=["intensity_op_per_byte", "achieved"])
+        fig, axes = _panels(len(groups), 3.6, 5.6)
+        for ax, (name, prec, sub) in zip(axes, groups):
+            sub = sub.dropna(subset=["intensity_op_per_byte", "achieved"])
             for kernel, g in sub.sort_values("n").groupby("kernel"):
                 ax.plot(g["intensity_op_per_byte"], g["achieved"], label=kernel, linewidth=0.8, **styles[kernel])
             x = np.logspace(np.log10(max(sub["intensity_op_per_byte"].min() / 3, 1e-3)),
@@ -182,8 +185,9 @@ def roofline(rl: pd.DataFrame, references: pd.DataFrame | None, title: str):
             ax.set_yscale("log")
             ax.set_xlabel("arithmetic intensity (op/byte of DRAM traffic)")
             ax.set_ylabel(f"achieved ({UNIT[prec]})")
-            ax.set_title(prec.upper())
-            _legend_below(ax, 5)
-        fig.suptitle(f"Roofline from Nsight Compute metrics under the measured ceilings - {title}")
-        fig.tight_layout()
+            ax.set_title(name)
+            _legend_below(ax, 6, ncol=1)
+        fig.suptitle(f"Roofline from Nsight Compute metrics under the measured ceilings - {title}", fontsize=9)
+        _metric_note(fig, "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+                     "dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second")
     return fig

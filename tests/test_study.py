@@ -85,7 +85,7 @@ def test_printed_correlation_equals_the_computed_one(summ):
 
         n = len(sub)
         rho = np.corrcoef(avg_rank(sub[occ].to_numpy()), avg_rank(sub["throughput"].to_numpy()))[0, 1]
-        m = re.search(r"rho = (-?[\d.]+) \(n = (\d+)\)", text)
+        m = re.search(r"rho = (-?[\d.]+)\s+\(n = (\d+)", text)
         assert m and float(m.group(1)) == pytest.approx(rho, abs=0.005) and int(m.group(2)) == n
 
 
@@ -93,9 +93,11 @@ def test_throughput_figure_plots_the_timings_and_references(summ, references):
     fig = sf.throughput(summ, references, "test")
     try:
         panels = {ax.get_title(): ax for ax in fig.axes}
-        for prec, ax in panels.items():
+        groups = {name: sub for name, _prec, sub in figures.panel_groups(summ)}
+        for title, ax in panels.items():
+            prec = title.split(" ")[0]
             lines = {ln.get_label(): ln for ln in ax.get_lines()}
-            sub = summ[summ["precision"] == prec.lower()]
+            sub = groups[title]
             for kernel, g in sub.sort_values("n").groupby("kernel"):
                 # errorbar's data line carries no label; its container does
                 cont = [c for c in ax.containers if c.get_label() == kernel]
@@ -116,7 +118,7 @@ def test_throughput_figure_plots_the_timings_and_references(summ, references):
         import matplotlib.pyplot as plt
 
         plt.close(fig)
-    assert set(panels) == {"FP16", "INT8", "INT4"}
+    assert set(panels) == {"FP16", "INT8", "INT4", "INT4 k64 ablation"}
 
 
 def test_references_are_measured(references, timings):
