@@ -152,6 +152,20 @@ def occupancy_vs_throughput(s: pd.DataFrame, title: str):
     return fig
 
 
+def coalescing_outliers(rows: pd.DataFrame, tolerance: float = 0.05) -> str:
+    """Which kernels use their LDGSTS sectors differently from the median kernel (bytes per
+    sector more than ``tolerance`` apart), as a sentence for the figure's title."""
+    v = rows.set_index("kernel")["ldgsts_bytes_per_sector"].dropna()
+    if v.empty:
+        return "no LDGSTS counters in these reports"
+    med = v.median()
+    odd = v[(v - med).abs() > tolerance * med].sort_values(ascending=False)
+    if odd.empty:
+        return f"every kernel uses {med:.1f} of 32 bytes per sector"
+    rest = ", ".join(f"{k} {b:.1f}" for k, b in odd.items())
+    return f"{len(v) - len(odd)} kernels use {med:.1f} of 32 bytes per sector; apart: {rest}"
+
+
 def coalescing(s: pd.DataFrame, title: str):
     """(b) Global-load coalescing per kernel, a sorted dot chart (the counters do not follow
     N for these kernels): LDGSTS sectors per request (sm__sass_*ldgsts* counters) and
@@ -196,7 +210,8 @@ def coalescing(s: pd.DataFrame, title: str):
         for ax in (ax1, ax2):
             ax.grid(axis="y", alpha=0.15)
         n_txt = f"N = {int(largest)}; bars: range over N" if pd.notna(largest) else "every launch"
-        fig.suptitle(f"Global-load coalescing per kernel (cp.async = LDGSTS), {n_txt} - {title}", fontsize=9)
+        fig.suptitle(f"Global-load coalescing per kernel (cp.async = LDGSTS), {n_txt} - {title}\n"
+                     f"{coalescing_outliers(big)}", fontsize=9)
         _metric_note(fig, "sm__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_{access,bypass}.sum",
                      "sm__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts.sum", OPCODE_METRIC)
         _missing_note(fig, ax1, missing, "coalescing")

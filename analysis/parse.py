@@ -123,9 +123,12 @@ def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
         child.terminate()
 
 
-def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, timeout: float, reader: Callable
+def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, timeout: float, reader: Callable,
+               on_result: Callable[[Path, tuple], None] = lambda path, tables: None,
                ) -> tuple[dict[Path, tuple], dict[Path, ReportError], list[Path]]:
-    """Read ``todo`` in a pool: (results, errors, reports to read again in isolation)."""
+    """Read ``todo`` in a pool: (results, errors, reports to read again in isolation).
+    ``on_result`` runs in this process for each report as it arrives (the cache is written
+    there while the workers read on)."""
     results: dict[Path, tuple] = {}
     errors: dict[Path, ReportError] = {}
     ctx = multiprocessing.get_context("forkserver")
@@ -143,6 +146,7 @@ def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, time
                 path = futures[fut]
                 try:
                     results[path] = fut.result()
+                    on_result(path, results[path])
                 except ReportError as exc:
                     errors[path] = exc
                 except BrokenProcessPool:  # a worker died: which report killed it is found below
@@ -197,12 +201,17 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
                 continue
         todo.append(p)
     if todo:
-        results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader)
+        def keep(path: Path, got: tuple) -> None:
+            if cache_dir is not None:
+                _to_cache(cache_dir, path, keys[path], *got)
+
+        results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep)
         for p in retry:
             try:
                 metrics, inst = load_report_isolated(p, expect_launches=expect_launches, timeout=timeout,
                                                      opcode_instances_only=True)
                 results[p] = (metrics, inst)
+                keep(p, results[p])
             except ReportError as exc:
                 errors[p] = exc
         out.errors = {p: errors[p] for p in paths if p in errors}
@@ -210,8 +219,6 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             if p in results:
                 tables[p] = results[p]
                 out.parsed.append(p)
-                if cache_dir is not None:
-                    _to_cache(cache_dir, p, keys[p], *results[p])
     for p in paths:
         if p in tables:
             out.metrics.append(tables[p][0])
@@ -231,15 +238,15 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
             listed; the others stay cached, and nothing is written);
         SchemaError: a table does not match its declared schema.
     """
-    from .schemas import validate_set, validate_tidy
+    from .schemas import validate_set
     from .tables import read_metadata, set_table
 
     got = parse_reports(reports, cache, workers=workers)
     print(f"{set_name}: {len(got.parsed)} reports read, {len(got.cached)} from the cache ({cache}), "
           f"{len(got.errors)} failed")
     got.raise_errors(f"profile set {set_name}")
-    for df, path in zip(got.metrics, reports):
-        validate_tidy(df, path)
+    # one check of the whole table (the set schema holds every per-report column and
+    # constraint): per report it cost 50 ms each (docs/benchmarks.md)
     table = validate_set(set_table(got.metrics, set_name, read_metadata(metadata)), metrics_out)
     inst = pd.concat(got.instances, ignore_index=True)
     with atomic_path(metrics_out) as tmp:

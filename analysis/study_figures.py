@@ -44,6 +44,19 @@ def _ceilings(references: pd.DataFrame, prec: str) -> pd.DataFrame:
                       & references["precision"].isin(CEILING_PRECISIONS.get(prec, (prec,)))]
 
 
+def fastest_line(summary: pd.DataFrame) -> str:
+    """'Fastest at N = <largest>: <kernel> <rate> <unit>' per precision, from the summary."""
+    n = summary["n"].max()
+    big = summary[(summary["n"] == n) & summary["throughput"].notna() & summary["precision"].notna()]
+    parts = []
+    for prec in ("fp16", "int8", "int4"):
+        g = big[big["precision"] == prec]
+        if len(g):
+            r = g.loc[g["throughput"].idxmax()]
+            parts.append(f"{prec.upper()} {r['kernel']} {r['throughput']:.0f} {r['throughput_unit']}")
+    return f"fastest at N = {int(n)}: " + "; ".join(parts) if parts else ""
+
+
 def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: str):
     """Event-timed throughput against N, one panel per precision, error bars from the 25th
     to 75th percentile of the timings; the vendor library at each N (dashed, black) and
@@ -73,7 +86,8 @@ def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: st
             ax.set_ylabel(f"throughput ({UNIT[prec]})")
             ax.set_title(name)
             _legend_below(ax)
-        fig.suptitle(f"Throughput (2N^3 / median event time, IQR bars) - {title}", fontsize=9)
+        fig.suptitle(f"Throughput (2N^3 / median event time, IQR bars) - {title}\n{fastest_line(summary)}",
+                     fontsize=9)
         _metric_note(fig, "CUDA-event timings (timings.csv)", "references.csv")
     return fig
 

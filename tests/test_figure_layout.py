@@ -118,3 +118,26 @@ class _quiet:
 
     def __exit__(self, *exc):
         return self._cm.__exit__(*exc)
+
+
+def test_titles_name_the_fastest_kernels_and_the_coalescing_outliers(summ):
+    """The throughput title names, per precision, the kernel with the highest event-timed
+    rate at the largest N; the coalescing title names the kernels whose bytes per sector
+    differ from the median kernel's."""
+    fig = sf.throughput(summ, None, "test")
+    big = summ[summ["n"] == summ["n"].max()]
+    try:
+        for prec in ("fp16", "int8", "int4"):
+            g = big[big["precision"] == prec]
+            assert f"{prec.upper()} {g.loc[g['throughput'].idxmax(), 'kernel']} " in fig._suptitle.get_text()
+    finally:
+        plt.close(fig)
+    fig = figures.coalescing(summ, "test")
+    try:
+        text = fig._suptitle.get_text()
+        v = big.set_index("kernel")["ldgsts_bytes_per_sector"]
+        odd = v[(v - v.median()).abs() > 0.05 * v.median()]
+        assert len(odd) >= 1 and all(k in text for k in odd.index)
+        assert not any(f" {k} " in text.split("apart:")[1] for k in v.index.difference(odd.index))
+    finally:
+        plt.close(fig)
