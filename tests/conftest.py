@@ -58,6 +58,18 @@ def parsed_set():
 
 
 @pytest.fixture(scope="session")
+def other_set() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The committed nvcc 13.5 set: (set table, per-opcode instances), read once."""
+    from analysis.tables import set_table
+
+    d = REPO / "profiles" / f"{DEFAULT_SET}_nvcc13.5"
+    got = parse_reports(sorted((d / "reports").glob("*.ncu-rep.xz")), workers=os.cpu_count() or 1)
+    got.raise_errors(d.name)
+    table = set_table(got.metrics, d.name, json.loads((d / "metadata.json").read_text()))
+    return table, pd.concat(got.instances, ignore_index=True)
+
+
+@pytest.fixture(scope="session")
 def report_tables(parsed_set) -> dict[ReportName, pd.DataFrame]:
     """Every committed report of the default set, parsed once."""
     return {ReportName.parse(p): m for p, m in zip(REPORTS, parsed_set.metrics)}

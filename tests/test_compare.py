@@ -42,8 +42,8 @@ def set_a():
 
 
 @pytest.fixture(scope="module")
-def set_b():
-    return _set(B)
+def set_b(other_set):
+    return other_set[0]
 
 
 @pytest.fixture(scope="module")

@@ -4,8 +4,6 @@ keeps one style in every figure (matplotlib's own renderer measures the layout).
 
 from __future__ import annotations
 
-import json
-import os
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -15,10 +13,9 @@ from analysis import figures, study
 from analysis import study_figures as sf
 from analysis.compare import compare_sets, headline_figure
 from analysis.figures import overlaps
-from analysis.parse import parse_reports
 from analysis.sass import mix_figure
 from analysis.style import kernel_styles, registry
-from analysis.tables import set_table, summary
+from analysis.tables import summary
 
 from .conftest import DEFAULT_SET, REPO
 
@@ -28,12 +25,9 @@ STUDY_FIGURES = ["throughput", "speedup", "instructions", "ablation", "roofline"
 
 
 @pytest.fixture(scope="module")
-def other_summary():
-    d = REPO / "profiles" / OTHER_SET
-    got = parse_reports(sorted((d / "reports").glob("*.ncu-rep.xz")), workers=os.cpu_count() or 1)
-    got.raise_errors(OTHER_SET)
-    table = set_table(got.metrics, OTHER_SET, json.loads((d / "metadata.json").read_text()))
-    return summary(table, pd.concat(got.instances), pd.read_csv(d / "timings.csv")), table
+def other_summary(other_set):
+    table, instances = other_set
+    return summary(table, instances, pd.read_csv(REPO / "profiles" / OTHER_SET / "timings.csv")), table
 
 
 @pytest.fixture(scope="module")
