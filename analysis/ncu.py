@@ -59,6 +59,8 @@ def OPCODE_INSTANCES(metric: str) -> bool:  # noqa: N802 (a constant predicate)
     (``sass__*per_opcode*``, e.g. ``sass__thread_inst_executed_true_per_opcode_with_modifier_all``).
     Per-PC source counters and PM-sampling series are left to :func:`load_instances`."""
     return metric.startswith("sass__") and "per_opcode" in metric
+
+
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 #: The next step for a damaged report, wherever it came from.
 REPROFILE = "profile the kernel again, or remove the file from its set"

@@ -190,7 +190,8 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
     wide["throughput"] = ops / dur / 1e3
     wide["throughput_source"] = np.where(timed, "cuda events (outside profiler)",
                                          "ncu gpu__time_duration.sum (under profiler)")
-    wide["throughput_source"] = wide["throughput_source"].where(wide["throughput"].notna(), "none (N, precision or duration unknown)")
+    wide["throughput_source"] = wide["throughput_source"].where(wide["throughput"].notna(),
+                                                                "none (N, precision or duration unknown)")
     return wide.sort_values(["precision", "kernel", "n", "report", "launch"]).reset_index(drop=True)
 
 
