@@ -191,7 +191,11 @@ def status_counts(diff: pd.DataFrame) -> pd.DataFrame:
 
 
 def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str]) -> pd.DataFrame:
-    """The two sets' metadata.json as a table: field, baseline, candidate, differs."""
+    """The two sets' metadata.json as a table: field, baseline, candidate, differs (the
+    columns are named after the sets; a set compared with itself gets "(baseline)" and
+    "(candidate)" after its name)."""
+    if names[0] == names[1]:
+        names = (f"{names[0]} (baseline)", f"{names[1]} (candidate)")
     keys = list(dict.fromkeys([*baseline, *candidate]))
     rows = [(k, str(baseline.get(k, "")), str(candidate.get(k, ""))) for k in keys]
     df = pd.DataFrame(rows, columns=["field", names[0], names[1]])
@@ -225,6 +229,13 @@ def headline_figure(diff: pd.DataFrame, title: str):
         index=rows, columns=cols)
     flag = d.pivot_table(index="metric", columns="col", values="flagged", aggfunc="first").reindex(
         index=rows, columns=cols)
+    if not rows or not cols:  # nothing the two sets share
+        with plt.rc_context(STYLE):
+            fig, ax = plt.subplots(figsize=(6, 2.5), layout="constrained")
+            ax.axis("off")
+            ax.text(0.5, 0.5, "the two sets share no kernel, N and headline metric", ha="center", va="center")
+            ax.set_title(title, fontsize=8)
+        return fig
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(cols) + 3), 0.45 * len(rows) + 2.2))
         lim = max(0.05, float(np.nanmax(np.abs(grid.to_numpy()))) if grid.size else 0.05) * 100

@@ -146,6 +146,9 @@ def occupancy_vs_throughput(s: pd.DataFrame, title: str):
             ax.set_xlim(0, 100)
             ax.set_ylim(bottom=0)
             _legend_below(ax)
+        if not groups:
+            axes[0][0].text(0.5, 0.5, "no kernel of known precision and N:\nthroughput needs both", ha="center",
+                            va="center", transform=axes[0][0].transAxes)
         fig.suptitle(f"Achieved occupancy against throughput (points joined from N = 512 up) - {title}", fontsize=9)
         _metric_note(fig, occ)
         _missing_note(fig, axes[0][0], missing, "occupancy_vs_throughput")

@@ -56,6 +56,41 @@ def import_plan(source: str | Path) -> dict[str, Path]:
     return plan
 
 
+def check_import_target(plan: dict[str, Path], set_folder: str | Path) -> None:
+    """Refuse an import that would change what a set already holds.
+
+    Raises:
+        ConfigError: the set was measured by this workflow (it has metadata.json,
+            timings.csv or references.csv: its reports stay as profiled), or a report of
+            the same name is already in the set with other content (both files named).
+    """
+    folder = Path(set_folder)
+    measured = [f for f in ("metadata.json", "timings.csv", "references.csv") if (folder / f).exists()]
+    if measured:
+        raise ConfigError(f"config set: {folder} holds a set measured by this workflow ({', '.join(measured)}); "
+                          "import into a new set name")
+    clashes = []
+    for stem, src in plan.items():
+        for dst in (folder / "reports" / f"{stem}.ncu-rep.xz", folder / "reports" / f"{stem}.ncu-rep"):
+            if not dst.exists():
+                continue
+            new = src.read_bytes() if src.name.endswith(".xz") == dst.name.endswith(".xz") else None
+            if new is None:  # one plain, one xz: compare the reports themselves
+                same = _plain_bytes(src) == _plain_bytes(dst)
+            else:
+                same = new == dst.read_bytes() or _plain_bytes(src) == _plain_bytes(dst)
+            if not same:
+                clashes.append(f"{dst} (from {src})")
+    if clashes:
+        raise ConfigError("config source: these reports are already in the set with other content: "
+                          + "; ".join(clashes) + " - remove them from the set first, or import into a new set")
+
+
+def _plain_bytes(path: Path) -> bytes:
+    data = path.read_bytes()
+    return lzma.decompress(data) if path.name.endswith(".xz") else data
+
+
 def import_report(src: str | Path, dst: str | Path) -> None:
     """Store report ``src`` as the xz file ``dst`` (preset 9), atomically. An ``.xz``
     source is checked whole (every stream's CRC) and copied as it is.

@@ -145,3 +145,32 @@ def test_import_refuses_two_files_with_one_name(tmp_path):
         shutil.copy(ADD, tmp_path / name)
     with pytest.raises(ConfigError, match="would both be imported as a_b.ncu-rep.xz"):
         import_plan(tmp_path)
+
+
+def test_import_never_changes_a_measured_set_or_a_report_it_holds(tmp_path):
+    from analysis.errors import ConfigError
+    from analysis.importing import check_import_target
+
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(ADD, src)
+    plan = import_plan(src)
+    with pytest.raises(ConfigError, match="holds a set measured by this workflow .metadata.json, timings.csv"):
+        check_import_target(plan, REPO / "profiles" / "h200_580.159.04_ncu2025.3.1")
+    target = tmp_path / "set"
+    check_import_target(plan, target)  # a new set
+    (target / "reports").mkdir(parents=True)
+    import_report(plan["add_n1024"], target / "reports" / "add_n1024.ncu-rep.xz")
+    check_import_target(plan, target)  # the same report again: nothing changes
+    shutil.copy(DATA / "add_basic.ncu-rep.xz", src / "add_n1024.ncu-rep.xz")  # other content, same name
+    with pytest.raises(ConfigError, match="already in the set with other content: .*add_n1024.ncu-rep.xz"):
+        check_import_target(import_plan(src), target)
+
+
+def test_a_name_that_reads_as_kernel_and_n_must_hold_that_kernel(tmp_path):
+    from analysis.errors import ReportError
+
+    p = tmp_path / "myapp_n2.ncu-rep.xz"
+    shutil.copy(FULL, p)
+    with pytest.raises(ReportError, match="file name says 'myapp' .a name of the form .kernel._n.N. names the kernel"):
+        load_report(p)

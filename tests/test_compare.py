@@ -160,3 +160,12 @@ def test_metadata_side_by_side():
 
 def test_shared_pairs():
     assert shared_pairs({"x": {"k1"}, "y": {"k1", "k2"}, "z": {"k3"}}) == [("x", "y")]
+
+
+def test_a_set_compared_with_itself_has_two_metadata_columns(repo):
+    """A set against itself (compare --config baseline=S candidate=S) crashed writing
+    metadata.csv: both columns had the set's name."""
+    meta = json.loads((repo / "profiles" / A / "metadata.json").read_text())
+    df = metadata_side_by_side(meta, meta, (A, A))
+    assert list(df.columns) == ["field", f"{A} (baseline)", f"{A} (candidate)", "differs"]
+    assert not df["differs"].any()

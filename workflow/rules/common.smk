@@ -8,7 +8,7 @@ from snakemake.utils import validate
 
 from analysis.errors import ConfigError
 from analysis.harness import command as harness_command
-from analysis.importing import import_plan
+from analysis.importing import check_import_target, import_plan
 from analysis.names import ReportName
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, local_gpu,
@@ -57,6 +57,7 @@ if IMPORT_SET:
     if not re.fullmatch(r"[A-Za-z0-9._-]+", IMPORT_SET) or IMPORT_SET in ("default", GPU_SET):
         raise ConfigError(f"config set: {IMPORT_SET!r} cannot be a profile set's name (letters, digits, '.', '_',"
                           " '-'; not 'default' nor this GPU's own set)")
+    check_import_target(IMPORT, Path("profiles") / IMPORT_SET)
     if IMPORT_SET not in SETS:
         SETS.append(IMPORT_SET)
 
