@@ -18,7 +18,6 @@ from pathlib import Path
 
 from .errors import ConfigError
 from .io import atomic_path
-from .ncu import _xz_decompress_strict
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -99,6 +98,7 @@ def import_report(src: str | Path, dst: str | Path) -> None:
         ReportError: an empty file, or an ``.xz`` file that is not one complete xz stream.
     """
     from .errors import ReportError
+    from .ncu import _xz_decompress_strict  # here, not at import: the Snakefile imports this module
 
     src, dst = Path(src), Path(dst)
     if src.stat().st_size == 0:

@@ -54,9 +54,9 @@ IMPORT = import_plan(config["source"]) if config.get("source") else {}
 if bool(IMPORT) != bool(IMPORT_SET):
     raise ConfigError("config: the import target takes both source=DIR and set=NAME")
 if IMPORT_SET:
-    if not re.fullmatch(r"[A-Za-z0-9._-]+", IMPORT_SET) or IMPORT_SET in ("default", GPU_SET):
-        raise ConfigError(f"config set: {IMPORT_SET!r} cannot be a profile set's name (letters, digits, '.', '_',"
-                          " '-'; not 'default' nor this GPU's own set)")
+    if IMPORT_SET in ("default", GPU_SET):  # the schema checks the characters
+        raise ConfigError(f"config set: {IMPORT_SET!r} is taken ('default' is Snakemake's profile folder; "
+                          f"{GPU_SET or 'no set'} is this GPU's own set)")
     check_import_target(IMPORT, Path("profiles") / IMPORT_SET)
     if IMPORT_SET not in SETS:
         SETS.append(IMPORT_SET)
