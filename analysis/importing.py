@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 from .io import atomic_path
+from .names import report_stem
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -25,9 +26,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 def import_stem(path: str | Path) -> str:
     """The stem a report gets in a set: its file name without ``.ncu-rep[.xz]``, every
     character other than letters, digits, ``.``, ``_``, ``-`` replaced by ``_``."""
-    name = Path(path).name
-    stem = name.removesuffix(".xz").removesuffix(".ncu-rep")
-    return _UNSAFE.sub("_", stem).strip(".") or "report"
+    return _UNSAFE.sub("_", report_stem(path)).strip(".") or "report"
 
 
 def import_plan(source: str | Path) -> dict[str, Path]:

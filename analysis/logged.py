@@ -23,3 +23,9 @@ def logged(log: str | Path) -> Iterator[None]:
             traceback.print_exc(file=fh)
             print(f"error: {exc} (details: {log})", file=console)
             raise SystemExit(1) from None
+
+
+def warn(message: str) -> None:
+    """Inside :func:`logged`: print ``warning: message`` on the console and in the log."""
+    print(f"warning: {message}", file=sys.__stderr__)
+    print(f"warning: {message}")

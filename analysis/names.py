@@ -29,3 +29,8 @@ class ReportName:
     def stem(self) -> str:
         """The file name without ``.ncu-rep[.xz]``."""
         return f"{self.kernel}_n{self.n}" + (f"_r{self.repeat}" if self.repeat else "")
+
+
+def report_stem(path: str | Path) -> str:
+    """A report file's name without ``.ncu-rep`` or ``.ncu-rep.xz``."""
+    return Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep")

@@ -26,7 +26,7 @@ import ncu_report
 import pandas as pd
 
 from .errors import ReportError
-from .names import REPORT_STEM, ReportName  # noqa: F401 (re-exported)
+from .names import REPORT_STEM, ReportName, report_stem  # noqa: F401 (REPORT_STEM re-exported)
 from .precision import PRECISIONS
 
 #: Columns of the per-report tidy table, in order (one row per launch x metric).
@@ -227,16 +227,11 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
     df["value"] = df["value"].astype("float64")
     ids = pd.DataFrame(ident, columns=["launch", *IDENTITY_COLUMNS[1:]])
     df = df.merge(ids, on="launch", how="left", validate="many_to_one")
-    df["report"] = _stem(path)
+    df["report"] = report_stem(path)
     for col in ("report", "function", "demangled", "mangled", "grid", "block"):
         df[col] = df[col].astype("string")
     df["profiling_failed"] = df["profiling_failed"].astype(bool)
     return df[TIDY_COLUMNS + IDENTITY_COLUMNS]
-
-
-def _stem(path: str | Path) -> str:
-    """The report's file name without ``.ncu-rep[.xz]``."""
-    return Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep")
 
 
 def _instance_table(path: str | Path, name: ReportName | None, actions: list,
@@ -261,7 +256,7 @@ def _instance_table(path: str | Path, name: ReportName | None, actions: list,
                 else:
                     rows.append((kernel, launch, metric_name, i, key, math.nan if v is None else float(v), None))
     df = pd.DataFrame(rows, columns=["kernel", "launch", "metric", "instance", "key", "value", "value_str"])
-    df.insert(0, "report", pd.array([_stem(path)] * len(df), dtype="string"))
+    df.insert(0, "report", pd.array([report_stem(path)] * len(df), dtype="string"))
     df.insert(2, "n", pd.array([name.n if name else pd.NA] * len(df), dtype="Int64"))
     df.insert(2, "repeat", name.repeat if name else 0)
     for col in ("kernel", "metric", "key", "value_str"):

@@ -29,6 +29,7 @@ import pandas as pd
 
 from .errors import AnalysisError, ReportError
 from .io import atomic_path
+from .names import report_stem
 from .ncu import OPCODE_INSTANCES, _read, load_report_isolated
 
 
@@ -86,7 +87,7 @@ def _key(path: Path) -> str:
 
 
 def _cache_paths(cache: Path, path: Path) -> tuple[Path, Path, Path]:
-    stem = path.name.removesuffix(".xz").removesuffix(".ncu-rep")
+    stem = report_stem(path)
     return cache / f"{stem}.parquet", cache / f"{stem}.instances.parquet", cache / f"{stem}.key"
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from .errors import ConfigError, ToolNotFoundError
 from .gpu import GpuInfo, detect_gpu, profile_set_name
 from .harness import Tiling
-from .names import ReportName
+from .names import ReportName, report_stem
 from .precision import precision_of
 from .tools import find_tool, ncu_version
 
@@ -163,7 +163,7 @@ def set_reports(profiles: Path, set_name: str) -> list[Path]:
                           "(`snakemake --cores 1 import_set --config source=DIR set=NAME` renames reports)",
                           stacklevel=2)
             continue
-        stem = p.name.removesuffix(".xz").removesuffix(".ncu-rep")
+        stem = report_stem(p)
         if stem in stems:
             raise ConfigError(f"{stems[stem]} and {p}: the same report twice (plain and xz); remove one")
         stems[stem] = p
@@ -179,7 +179,7 @@ def set_reports(profiles: Path, set_name: str) -> list[Path]:
 def report_kernel(path: str | Path) -> str:
     """The kernel a report file's name gives (``{kernel}_n{N}[_r{R}]``), else its stem."""
     name = ReportName.parse(path)
-    return name.kernel if name else Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep")
+    return name.kernel if name else report_stem(path)
 
 
 def shared_pairs(kernels_by_set: dict[str, set[str]]) -> list[tuple[str, str]]:

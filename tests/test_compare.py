@@ -4,7 +4,6 @@ and by nvcc 13.5 (the _nvcc13.5 set, which holds a repeat of every report)."""
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pandas as pd
@@ -18,8 +17,6 @@ from analysis.compare import (
     metadata_side_by_side,
     per_metric,
 )
-from analysis.parse import parse_reports
-from analysis.tables import set_table
 from analysis.workflow import shared_pairs
 
 from .conftest import REPO
@@ -28,17 +25,9 @@ A = "h200_580.159.04_ncu2025.3.1"
 B = "h200_580.159.04_ncu2025.3.1_nvcc13.5"
 
 
-def _set(name: str) -> pd.DataFrame:
-    """A whole committed set (the noise estimate pools over all of its kernels and N)."""
-    d = REPO / "profiles" / name
-    got = parse_reports(sorted((d / "reports").glob("*.ncu-rep.xz")), workers=os.cpu_count() or 1)
-    got.raise_errors(name)
-    return set_table(got.metrics, name, json.loads((d / "metadata.json").read_text()))
-
-
 @pytest.fixture(scope="module")
-def set_a():
-    return _set(A)
+def set_a(table):
+    return table
 
 
 @pytest.fixture(scope="module")

@@ -1,11 +1,9 @@
 """Rule study_tables: speedups, claims, kernel summary and the other study tables of a set."""
-import sys
-
 import pandas as pd
 
 from analysis import study
 from analysis.io import atomic_path, write_csv
-from analysis.logged import logged
+from analysis.logged import logged, warn
 from analysis.schemas import validate_summary
 from analysis.setfiles import read_metadata, read_references
 from analysis.tables import check_rates
@@ -19,8 +17,7 @@ with logged(sm.log[0]):
     if sm.input.references and sm.input.timings:
         for msg in check_rates(summary, read_references(sm.input.references[0]), sm.input.timings[0],
                                sm.input.references[0]):
-            print(f"warning: {msg}", file=sys.__stderr__)  # on the console; the next line puts it in the log
-            print(f"warning: {msg}")
+            warn(msg)
     tables = {
         "speedups": study.speedups(summary, kernels),
         "claims": study.claims(summary, kernels, static, arch),
