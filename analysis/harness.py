@@ -40,7 +40,9 @@ POISON_S32 = 0x7F7F7F7F
 
 @dataclass(frozen=True)
 class Tiling:
-    """Block and warp tiling a kernel was built with (the -D build parameters).
+    """Block and warp tiling a kernel was built with (the -D build parameters), and what
+    its launch needs: grid (N / block_n, M / block_m), ``threads`` per block and
+    ``smem_bytes`` of dynamic shared memory.
 
     Attributes:
         block_m, block_n: rows and columns of C per thread block.
@@ -48,6 +50,11 @@ class Tiling:
         warps_m, warps_n: the warp grid inside a block; a warp computes
             (block_m / warps_m) x (block_n / warps_n) of C.
         stages: cp.async pipeline depth.
+        raster: block rows per group of the grid's rasterisation (1: blocks in plain row
+            order; kernels/tuned_gemm.cuh only).
+        smem_bytes: dynamic shared memory per block, in bytes (0: the kernel's static shared
+            memory only, as every study kernel); the kernel checks at build time that it
+            lays out exactly this much.
     """
 
     block_m: int = 64
@@ -56,21 +63,57 @@ class Tiling:
     warps_m: int = 4
     warps_n: int = 2
     stages: int = 2
+    raster: int = 1
+    smem_bytes: int = 0
 
     @property
     def threads(self) -> int:
+        """Threads per block: 32 per warp of the warps_m x warps_n grid."""
         return self.warps_m * self.warps_n * 32
 
+    def grid(self, m: int, n: int) -> tuple[int, int]:
+        """The launch grid (x, y) = (N / block_n, M / block_m) for an M x N output."""
+        return n // self.block_n, m // self.block_m
+
+    def _extras(self) -> bool:
+        return (self.raster, self.smem_bytes) != (1, 0)
+
     def defines(self) -> list[str]:
-        """nvcc -D flags that select this tiling in kernels/gemm_common.cuh."""
-        return [f"-DBLOCK_M={self.block_m}", f"-DBLOCK_N={self.block_n}",
-                f"-DBLOCK_K_BYTES={self.block_k_bytes}", f"-DWARPS_M={self.warps_m}",
-                f"-DWARPS_N={self.warps_n}", f"-DSTAGES={self.stages}"]
+        """nvcc -D flags that select this tiling in kernels/gemm_common.cuh (and
+        kernels/tuned_gemm.cuh); RASTER and SMEM_BYTES only where they differ from 1 and 0,
+        so the study kernels build with exactly the flags they always had."""
+        flags = [f"-DBLOCK_M={self.block_m}", f"-DBLOCK_N={self.block_n}",
+                 f"-DBLOCK_K_BYTES={self.block_k_bytes}", f"-DWARPS_M={self.warps_m}",
+                 f"-DWARPS_N={self.warps_n}", f"-DSTAGES={self.stages}"]
+        if self.raster != 1:
+            flags.append(f"-DRASTER={self.raster}")
+        if self.smem_bytes:
+            flags.append(f"-DSMEM_BYTES={self.smem_bytes}")
+        return flags
 
     def cli(self) -> str:
-        """The ``--tiling`` argument of the harness command line for this tiling."""
-        return ",".join(str(v) for v in (self.block_m, self.block_n, self.block_k_bytes,
-                                         self.warps_m, self.warps_n, self.stages))
+        """The ``--tiling`` argument of the harness command line for this tiling: six
+        numbers, or eight (raster and smem_bytes appended) where those are not 1 and 0."""
+        values = [self.block_m, self.block_n, self.block_k_bytes, self.warps_m, self.warps_n, self.stages]
+        if self._extras():
+            values += [self.raster, self.smem_bytes]
+        return ",".join(str(v) for v in values)
+
+    @classmethod
+    def parse(cls, text: str) -> Tiling:
+        """The inverse of :meth:`cli`.
+
+        Raises:
+            ConfigError: not six or eight comma-separated integers.
+        """
+        try:
+            values = [int(x) for x in text.split(",")]
+        except ValueError:
+            values = []
+        if len(values) not in (6, 8):
+            raise ConfigError(f"--tiling {text!r}: expected block_m,block_n,block_k_bytes,warps_m,warps_n,stages"
+                              "[,raster,smem_bytes] (six or eight integers)")
+        return cls(*values)
 
     def block_k(self, prec: Precision) -> int:
         """K elements per tile for a precision."""
@@ -388,10 +431,12 @@ class GemmRunner:
         # inputs first: a refused accumulator or layout raises before any CUDA resource exists
         a_dev, b_dev, self.a_ref, self.b_ref = make_inputs(self.prec, m, n, k, np.random.default_rng(seed),
                                                            accumulator=accumulator, b_layout=b_layout)
-        primary_context(cu)
+        dev = primary_context(cu)
         self.module = _check(cu.cuModuleLoadData(Path(cubin).read_bytes()), f"cuModuleLoadData({cubin})")
         self.func = _check(cu.cuModuleGetFunction(self.module, kernel.encode()),
                            f"cuModuleGetFunction({kernel})")
+        if tiling.smem_bytes:
+            self._allow_dynamic_smem(dev)
         self.stream = _check(cu.cuStreamCreate(0), "cuStreamCreate")
 
         self.c_bytes = m * n * 4
@@ -403,6 +448,27 @@ class GemmRunner:
                       np.array([int(self.d_c)], np.uint64), np.array([m], np.int32),
                       np.array([n], np.int32), np.array([k], np.int32)]
         self._params = np.array([v.ctypes.data for v in self._argv], dtype=np.uint64)
+
+    def _allow_dynamic_smem(self, dev) -> None:
+        """Raise the kernel's dynamic shared-memory limit to ``tiling.smem_bytes`` (a launch
+        asking for more than 48 KiB fails without it).
+
+        Raises:
+            ConfigError: the device allows less per block (the module is unloaded first).
+        """
+        cu, want = self.cu, self.tiling.smem_bytes
+        optin = _check(cu.cuDeviceGetAttribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev),
+            "cuDeviceGetAttribute(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+        static = _check(cu.cuFuncGetAttribute(cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                              self.func), "cuFuncGetAttribute(SHARED_SIZE_BYTES)")
+        if want + static > optin:
+            cu.cuModuleUnload(self.module)
+            raise ConfigError(f"{self.kernel}: {want} bytes of dynamic (+ {static} static) shared memory per "
+                              f"block, this GPU allows {optin}")
+        _check(cu.cuFuncSetAttribute(self.func,
+                                     cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     want), f"cuFuncSetAttribute({self.kernel}, MAX_DYNAMIC_SHARED_SIZE_BYTES)")
 
     def _upload(self, host: np.ndarray):
         host = np.ascontiguousarray(host)
@@ -418,8 +484,9 @@ class GemmRunner:
     def launch(self) -> None:
         """Enqueue one launch on the runner's stream (asynchronous)."""
         t = self.tiling
-        _check(self.cu.cuLaunchKernel(self.func, self.n // t.block_n, self.m // t.block_m, 1,
-                                      t.threads, 1, 1, 0, self.stream, self._params.ctypes.data, 0),
+        gx, gy = t.grid(self.m, self.n)
+        _check(self.cu.cuLaunchKernel(self.func, gx, gy, 1, t.threads, 1, 1, t.smem_bytes, self.stream,
+                                      self._params.ctypes.data, 0),
                f"cuLaunchKernel({self.kernel})")
 
     def sync(self) -> None:
@@ -537,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--precision", required=True, choices=["fp16", "int8", "int4"])
     p.add_argument("--n", type=int, required=True)
     p.add_argument("--tiling", default="64,32,64,4,2,2",
-                   help="block_m,block_n,block_k_bytes,warps_m,warps_n,stages")
+                   help="block_m,block_n,block_k_bytes,warps_m,warps_n,stages[,raster,smem_bytes]")
     p.add_argument("--warmups", type=int, default=10)
     p.add_argument("--repeats", type=int, default=50)
     p.add_argument("--seed", type=int, default=None, help="default: fresh from os.urandom")
@@ -547,7 +614,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--b-layout", choices=B_LAYOUTS, default="col",
                    help="B in global memory: col = N rows of K (default), row = K rows of N")
     args = p.parse_args(argv)
-    tiling = Tiling(*(int(x) for x in args.tiling.split(",")))
+    try:
+        tiling = Tiling.parse(args.tiling)
+    except ConfigError as exc:
+        p.error(str(exc))
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     t0 = time.perf_counter()
     try:

@@ -16,11 +16,20 @@ from .tools import find_tool, ncu_version
 
 
 def tiling_from_config(config: dict, kernel: str | None = None) -> Tiling:
-    """The Tiling of the config's ``tiling`` block, with ``kernel``'s own ``stages``
-    from the registry where it sets one."""
+    """The Tiling a kernel is built and launched with: the config's ``tiling`` block,
+    overridden by ``kernel``'s own registry entry where it sets ``stages`` or a ``tiling``
+    block of its own (any of block_m, block_n, block_k_bytes, warps_m, warps_n, stages,
+    raster, smem_bytes); with no kernel, the config's ``tiling`` block alone.
+
+    Its ``defines()`` are the kernel's nvcc flags (rule build); its ``grid()``,
+    ``threads`` and ``smem_bytes`` the launch the harness makes (rules check_time,
+    sanitize_kernel and profile)."""
     t = dict(config["tiling"])
-    if kernel is not None and "stages" in config["kernels"][kernel]:
-        t["stages"] = config["kernels"][kernel]["stages"]
+    if kernel is not None:
+        spec = config["kernels"][kernel]
+        if "stages" in spec:
+            t["stages"] = spec["stages"]
+        t.update(spec.get("tiling") or {})
     return Tiling(**t)
 
 
@@ -32,6 +41,11 @@ def kernel_options(spec: dict) -> dict:
     defaults = {"accumulator": None, "b_layout": "col"}
     return {key: spec[key] for key in defaults if spec.get(key, defaults[key]) != defaults[key]}
 
+
+#: Most shared memory one block may use, static plus dynamic, in bytes, per architecture
+#: (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": maximum
+#: shared memory per thread block, 163 KB on 8.0 and 8.7, 99 KB on 8.6 and 8.9, 227 KB on 9.0).
+SMEM_PER_BLOCK = {80: 163 * 1024, 86: 99 * 1024, 87: 163 * 1024, 89: 99 * 1024, 90: 227 * 1024}
 
 #: Oldest architecture the kernels build for: every one loads tiles with cp.async, which
 #: PTX ISA requires sm_80 or newer for ("cp.async" target ISA notes).
@@ -48,9 +62,10 @@ def check_config(config: dict, kernel_dir: Path) -> None:
     Raises:
         ConfigError: a kernel without a source file, a baseline that is not a kernel of the
         same precision, an N that is not a multiple of a kernel's tiles, an architecture
-        older than sm_80 (no cp.async), FP16 accumulation declared for integer inputs.
+        older than sm_80 (no cp.async), FP16 accumulation declared for integer inputs,
+        ``stages`` given both beside and inside a kernel's ``tiling``, dynamic shared
+        memory beyond what one of the kernel's architectures allows a block.
     """
-    tiling = tiling_from_config(config)
     kernels = config["kernels"]
     for arch in config["archs"]:
         if _sm(arch) < MIN_SM:
@@ -72,6 +87,15 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         if spec.get("accumulator") == "f16" and spec["precision"] != "fp16":
             raise ConfigError(f"config kernels.{name}: accumulator f16 needs precision fp16, "
                               f"not {spec['precision']}")
+        if "stages" in spec and "stages" in (spec.get("tiling") or {}):
+            raise ConfigError(f"config kernels.{name}: stages given twice (beside and inside tiling); keep one")
+        tiling = tiling_from_config(config, name)
+        for arch in spec["archs"]:
+            limit = SMEM_PER_BLOCK.get(_sm(arch))
+            if limit is not None and tiling.smem_bytes > limit:
+                raise ConfigError(f"config kernels.{name}.tiling: smem_bytes {tiling.smem_bytes} exceeds the "
+                                  f"{limit} bytes a block may use on {arch}; lower stages or the tiles, "
+                                  f"or drop {arch} from its archs")
         prec = precision_of(spec["precision"])
         for n in config["sizes"]:
             try:
