@@ -145,4 +145,33 @@ __device__ __forceinline__ void mma_m16n8k64_s4_s32(int32_t (&d)[4], const uint3
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+
+// ---- Shared-state-space addresses (32-bit, from smem_u32) ------------------------
+// The same instructions as above, addressed by a precomputed shared-memory address so
+// that a kernel can keep one base register per lane and add constant offsets (used by
+// the tuned kernels, kernels/tuned_gemm.cuh, whose tiles live in dynamic shared memory).
+__device__ __forceinline__ void cp_async_cg_16_shared(uint32_t smem_dst, const void* gmem_src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_dst), "l"(gmem_src));
+}
+
+__device__ __forceinline__ void ldmatrix_x4_shared(uint32_t (&r)[4], uint32_t smem_row) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_row));
+}
+
+// 16-byte shared-memory load and store (ld.shared.v4.b32 / st.shared.v4.b32).
+__device__ __forceinline__ uint4 ld_shared_v4(uint32_t smem_src) {
+  uint4 v;
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "r"(smem_src));
+  return v;
+}
+
+__device__ __forceinline__ void st_shared_v4(uint32_t smem_dst, uint4 v) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_dst), "r"(v.x), "r"(v.y), "r"(v.z),
+               "r"(v.w));
+}
+
 }  // namespace ptx

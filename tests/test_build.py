@@ -15,10 +15,15 @@ import yaml
 from analysis.build import build_kernel, compile_cubin, parse_ptxas
 from analysis.errors import AnalysisError
 from analysis.harness import Tiling
+from analysis.workflow import tiling_from_config
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIG_KERNELS = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["kernels"]
+CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+CONFIG_KERNELS = CONFIG["kernels"]
 KERNELS = sorted(CONFIG_KERNELS)
+# Kernels with a tiling of their own (dynamic shared memory; tests/test_tuned.py) are built
+# here with it too, but their shared memory is not the study tiling's.
+STUDY_TILING = [k for k in KERNELS if "tiling" not in CONFIG_KERNELS[k]]
 
 # What each kernel must issue per architecture: (pattern that must appear, pattern that must not).
 EXPECT = {
@@ -86,13 +91,12 @@ def built(tmp_path_factory):
 
     def build(kernel: str, arch: str):
         cubin = out / f"{arch}_{kernel}.cubin"
-        stages = CONFIG_KERNELS[kernel].get("stages", 2)
-        usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, arch, Tiling(stages=stages).defines(),
+        usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, arch, tiling_from_config(CONFIG, kernel).defines(),
                              cubin, out / f"{arch}_{kernel}.json", out / f"{arch}_{kernel}.sass",
                              out / f"{arch}_{kernel}.log")
         return usage, (out / f"{arch}_{kernel}.sass").read_text(), json.loads((out / f"{arch}_{kernel}.json").read_text())
 
-    jobs = [(kernel, arch) for kernel in KERNELS for arch in ("sm_89", "sm_90")]
+    jobs = [(kernel, arch) for kernel in KERNELS for arch in ("sm_89", "sm_90") if arch in CONFIG_KERNELS[kernel]["archs"]]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         return dict(zip(jobs, pool.map(lambda job: build(*job), jobs)))
 
@@ -114,7 +118,7 @@ def test_sass_has_the_intended_tensor_instruction(built, kernel, arch):
         assert not re.search(must_not, sass), f"{kernel} {arch}: unexpected {must_not}"
 
 
-@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("kernel", STUDY_TILING)
 def test_resource_usage(built, kernel):
     for arch in ("sm_89", "sm_90"):
         usage, _, record = built[(kernel, arch)]
@@ -161,6 +165,8 @@ def test_static_mix_flags_emulated_int4(built, arch):
 
     rows = {}
     for kernel in KERNELS:
+        if (kernel, arch) not in built:
+            continue
         usage, sass, record = built[(kernel, arch)]
         mix = instruction_mix(sass, kernel, arch, PRECISION[kernel])
         tensor = CONFIG_KERNELS[kernel]["mma"].startswith(("mma", "wmma"))
@@ -168,10 +174,10 @@ def test_static_mix_flags_emulated_int4(built, arch):
         assert ("tensor" in set(mix["class"])) is tensor
         rows[kernel] = tensor_summary(mix, record, operand_type(CONFIG_KERNELS[kernel]["mma"]))
     # s4 mma is emulated on sm_90 only; the kernel that unpacks to s8 itself never is
-    int4 = [k for k in KERNELS if PRECISION[k] == "int4" and k != "int4_ptx_unpack_s8"]
+    int4 = [k for k in rows if PRECISION[k] == "int4" and not CONFIG_KERNELS[k]["mma"].endswith(".s8")]
     assert rows["int4_ptx_unpack_s8"]["emulated"] is False
     assert all(rows[k]["emulated"] is (arch == "sm_90") for k in int4)
-    assert not any(rows[k]["emulated"] for k in KERNELS if k not in int4)
+    assert not any(rows[k]["emulated"] for k in rows if k not in int4)
     assert rows["int8_ptx_mma_k32"]["tensor_instructions"] == "IMMA.16832.S8.S8"
     if arch == "sm_90":
         alu89 = tensor_summary(instruction_mix(built[("int4_wmma", "sm_89")][1], "int4_wmma", "sm_89", "int4"),
@@ -190,3 +196,62 @@ def test_never_executed_fillers_are_not_counted(built):
     mix = instruction_mix(sass, "int8_ptx_mma_k32", "sm_90", "int8")
     lds = mix[mix["mnemonic"] == "LDS"].iloc[0]
     assert lds["count"] == 0 and lds["dead"] == len(dead)
+
+
+# ---- kernels with a tiling of their own (kernels/tuned_gemm.cuh) ----------------------
+TUNED = [k for k in KERNELS if "tiling" in CONFIG_KERNELS[k]]
+TUNED_MMA = {"fp16": r"HMMA\.16816\.F32", "int8": r"IMMA\.16832\.S8\.S8", "int4": r"IMMA\.16832\.S8\.S8"}
+
+
+def tensor_instructions_per_k_tile(kernel: str, tiling: Tiling) -> int:
+    """One mma.sync per 16 x 8 tile of the warp tile and per 32-byte K step of the tile
+    the warps read (INT4: the unpacked INT8 tile, twice the packed row bytes)."""
+    row_bytes = tiling.block_k_bytes * (2 if CONFIG_KERNELS[kernel]["precision"] == "int4" else 1)
+    return (tiling.block_m // tiling.warps_m // 16) * (tiling.block_n // tiling.warps_n // 8) * (row_bytes // 32)
+
+
+@pytest.mark.parametrize("kernel", TUNED)
+def test_tuned_kernels_sass_and_resources(built, kernel):
+    """On every architecture it lists: no spills, no local memory, no static shared memory
+    (all of it dynamic, tiling.smem_bytes), ldmatrix.x4, 16-byte cp.async bypassing L1, the
+    precision's tensor instruction (s8 for INT4, never an S4 one), and as many of them as
+    the registry's tiling makes per K tile: the -D tiling reached nvcc."""
+    tiling = tiling_from_config(CONFIG, kernel)
+    prec = CONFIG_KERNELS[kernel]["precision"]
+    assert tiling.smem_bytes > 0
+    for arch in CONFIG_KERNELS[kernel]["archs"]:
+        usage, sass, record = built[(kernel, arch)]
+        assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0, arch
+        assert usage.shared_bytes == 0 and 0 < usage.registers <= 255
+        assert record["defines"] == tiling.defines() and f"-DSMEM_BYTES={tiling.smem_bytes}" in record["defines"]
+        assert re.search(r"LDSM\.16\.M88\.4", sass) and re.search(r"LDGSTS\.E\.BYPASS\.(LTC128B\.)?128", sass)
+        assert not re.search(r"IMMA[.\w]*\.S4|\bLDL\b|\bSTL\b", sass), arch
+        assert len(re.findall(TUNED_MMA[prec], sass)) == tensor_instructions_per_k_tile(kernel, tiling), arch
+
+
+def test_tuned_tile_shape_changes_the_code(tmp_path):
+    """Another K tile (twice the bytes per row, one stage fewer) gives twice the tensor
+    instructions per K tile: the tiling is a build parameter, not a constant of the file."""
+    import dataclasses
+
+    from analysis.tune import smem_bytes
+
+    base = tiling_from_config(CONFIG, "int8_ptx_tuned")
+    other = dataclasses.replace(base, block_k_bytes=2 * base.block_k_bytes, stages=3)
+    other = dataclasses.replace(other, smem_bytes=smem_bytes("int8_ptx_tuned", other))
+    counts = []
+    for i, t in enumerate((base, other)):
+        build_kernel(REPO / "kernels" / "int8_ptx_tuned.cu", "int8_ptx_tuned", "sm_90", t.defines(),
+                     tmp_path / f"{i}.cubin", tmp_path / f"{i}.json", tmp_path / f"{i}.sass", tmp_path / f"{i}.log")
+        counts.append(len(re.findall(TUNED_MMA["int8"], (tmp_path / f"{i}.sass").read_text())))
+    assert counts == [tensor_instructions_per_k_tile("int8_ptx_tuned", t) for t in (base, other)]
+    assert counts[1] == 2 * counts[0]
+
+
+def test_tuned_kernel_refuses_a_wrong_smem_bytes(tmp_path):
+    """SMEM_BYTES (the registry's tiling.smem_bytes) that differs from the layout fails the build."""
+    t = tiling_from_config(CONFIG, "fp16_ptx_tuned")
+    bad = [d for d in t.defines() if not d.startswith("-DSMEM_BYTES=")] + [f"-DSMEM_BYTES={t.smem_bytes + 16}"]
+    with pytest.raises(AnalysisError, match="tiling.smem_bytes in the registry differs"):
+        compile_cubin(REPO / "kernels" / "fp16_ptx_tuned.cu", "fp16_ptx_tuned", "sm_90", bad, tmp_path / "k.cubin",
+                      tmp_path / "k.json")

@@ -172,7 +172,7 @@ def test_claims_beyond_the_study(summ, registry, static, timings):
     """The study's claims leave out the kernel beyond the study; its own row and the
     transposed-B row quote the timings and counters they test."""
     c = study.claims(summ, registry, static, "sm_90").set_index("claim")
-    assert [k for k, spec in registry.items() if not spec.get("study", True)] == ["int4_ptx_unpack_s8"]
+    assert "int4_ptx_unpack_s8" in [k for k, spec in registry.items() if not spec.get("study", True)]
     ours = c.index.str.startswith("Beyond the study")
     assert ours.sum() == 1 and not c[~ours]["measured"].str.contains("int4_ptx_unpack_s8").any()
     t = timings.set_index(["kernel", "n"])
