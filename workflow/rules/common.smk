@@ -6,6 +6,7 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from analysis.cluster import node_gpu
 from analysis.errors import ConfigError
 from analysis.harness import command as harness_command
 from analysis.importing import check_import_target, import_plan
@@ -19,6 +20,9 @@ validate(config, schema="../schemas/config.schema.yaml")
 check_config(config, Path("kernels"))
 
 KERNELS = config["kernels"]
+_unknown = sorted(set(config.get("profile_kernels") or []) - set(KERNELS))
+if _unknown:
+    raise ConfigError(f"config profile_kernels: {', '.join(_unknown)} not in the kernel registry (config kernels)")
 SIZES = config["sizes"]
 ARCHS = sorted(set(config["archs"]))
 TILING = tiling_from_config(config)
@@ -40,10 +44,20 @@ _build_note = build_tools(config)
 if _build_note:
     logger.warning(_build_note)
 
-GPU, _gpu_note = local_gpu(config)
+# The GPU whose profile set this run writes: this machine's, or on a cluster (config
+# gpu_partition) the one a job on that partition described (rule gpu_node, analysis.cluster).
+GPU_PARTITION = config.get("gpu_partition") or None
+GPU, _gpu_note = node_gpu(config) if GPU_PARTITION else local_gpu(config)
 if _gpu_note:
     logger.warning(_gpu_note)
 GPU_SET = GPU.set_name if GPU else None
+# Resources of every GPU job: one GPU (slurm --gpus=1 on a cluster), on the GPU partition.
+GPU_RESOURCES = {"gpu": 1, **({"slurm_partition": GPU_PARTITION} if GPU_PARTITION else {})}
+# On a cluster each GPU job first checks that its node makes the set it writes to.
+NODE_CHECK = (f"{sys.executable} -m analysis.cluster --expect {shlex.quote(GPU_SET)}"
+              f" --suffix {shlex.quote(config.get('set_suffix', ''))}"
+              + (f" --ncu {shlex.quote(TOOLS['ncu'])}" if TOOLS.get("ncu") else "") + " && "
+              if GPU_PARTITION and GPU_SET else "")
 
 SETS = committed_sets(Path("profiles"), config.get("profile_sets"))
 if GPU_SET and GPU_SET not in SETS:
@@ -98,8 +112,10 @@ def harness_cmd(wildcards, input, **options):
 
 
 def gpu_kernels():
-    """Kernels the local GPU can run (its architecture is in the kernel's archs)."""
-    return [k for k, spec in KERNELS.items() if GPU and GPU.info.arch in spec["archs"]]
+    """Kernels this run's GPU checks, times and profiles: those whose archs hold its
+    architecture, and of those only config profile_kernels' when given."""
+    chosen = config.get("profile_kernels") or KERNELS
+    return [k for k, spec in KERNELS.items() if GPU and GPU.info.arch in spec["archs"] and k in chosen]
 
 
 def reports_of(set_name):
@@ -203,4 +219,6 @@ def final_outputs():
         out += expand("figures/{set}/study/{f}.{ext}", set=s, f=STUDY_FIGURES, ext=["png", "pdf"])
     if GPU_SET:
         out.append(f"profiles/{GPU_SET}/references.csv")
+    elif GPU_PARTITION:
+        out.append(f"results/gpu/nodes/{GPU_PARTITION}.json")
     return out + compare_outputs() + ["figures/quant/quantization_error.csv"]

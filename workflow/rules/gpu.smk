@@ -1,6 +1,28 @@
 # GPU rules: check and time with CUDA events, then profile with ncu. Defined only when
-# this machine has a GPU and ncu; their outputs go to this GPU's own profile set.
-# resources: gpu=1 keeps two GPU jobs from overlapping under --cores N or a cluster.
+# this machine has a GPU and ncu, or on a cluster once a node of config gpu_partition was
+# described (rule gpu_node); their outputs go to that GPU's own profile set.
+# GPU_RESOURCES: gpu=1 keeps two GPU jobs from overlapping under --cores N, and on a
+# cluster asks for one GPU on the GPU partition.
+
+# One job on a node of the GPU partition writes what GPU, driver and ncu it has, hence the
+# profile set that partition's jobs write to (analysis.cluster).
+if GPU_PARTITION:
+
+    rule gpu_node:
+        output:
+            node=f"results/gpu/nodes/{GPU_PARTITION}.json",
+        params:
+            suffix=shlex.quote(config.get("set_suffix", "")),
+            ncu=f"--ncu {shlex.quote(TOOLS['ncu'])}" if TOOLS.get("ncu") else "",
+        resources:
+            **GPU_RESOURCES,
+        log:
+            f"logs/gpu_node/{GPU_PARTITION}.log",
+        benchmark:
+            f"benchmarks/gpu_node/{GPU_PARTITION}.tsv"
+        shell:
+            "{PYTHON} -m analysis.cluster --describe {output.node} --suffix {params.suffix} {params.ncu} > {log} 2>&1"
+
 
 if GPU_SET:
 
@@ -15,13 +37,13 @@ if GPU_SET:
             cmd=lambda w, input, output: harness_cmd(w, input, warmups=config["timing"]["warmups"],
                                                      repeats=config["timing"]["repeats"], out=output.record),
         resources:
-            gpu=1,
+            **GPU_RESOURCES,
         log:
             "logs/check_time/{set}/{kernel}_n{n}.log",
         benchmark:
             "benchmarks/check_time/{set}/{kernel}_n{n}.tsv"
         shell:
-            "{params.cmd} > {log} 2>&1"
+            "({NODE_CHECK}{params.cmd}) > {log} 2>&1"
 
     rule profile:
         input:
@@ -34,12 +56,14 @@ if GPU_SET:
         params:
             precision=lambda w: KERNELS[w.kernel]["precision"],
             options=lambda w: kernel_options(KERNELS[w.kernel]),
-            tiling=TILING,
+            tiling=lambda w: tiling_from_config(config, w.kernel),
             section_set=config["profile"]["section_set"],
             warmups=config["profile"]["warmups"],
             ncu=TOOLS.get("ncu"),
+            expect_set=GPU_SET if GPU_PARTITION else None,
+            suffix=config.get("set_suffix", ""),
         resources:
-            gpu=1,
+            **GPU_RESOURCES,
         log:
             "logs/profile/{set}/{kernel}_n{n}.log",
         benchmark:
@@ -84,14 +108,14 @@ if GPU_SET:
             cmd=lambda w, input: harness_cmd(w, input, warmups=0, repeats=1),
             sanitizer=lambda w: find_tool("compute-sanitizer", TOOLS.get("compute_sanitizer")),
         resources:
-            gpu=1,
+            **GPU_RESOURCES,
         log:
             "logs/sanitize/{set}/{tool}/{kernel}_n{n}.log",
         benchmark:
             "benchmarks/sanitize/{set}/{tool}/{kernel}_n{n}.tsv"
         shell:
-            "{params.sanitizer} --tool {wildcards.tool} --error-exitcode 1 --log-file {output.report}.tmp"
-            " {params.cmd} > {log} 2>&1 && mv {output.report}.tmp {output.report}"
+            "({NODE_CHECK}{params.sanitizer} --tool {wildcards.tool} --error-exitcode 1 --log-file {output.report}.tmp"
+            " {params.cmd}) > {log} 2>&1 && mv {output.report}.tmp {output.report}"
 
     rule sanitize:
         input:
@@ -112,14 +136,14 @@ if GPU_SET:
             warmups=config["timing"]["warmups"],
             repeats=config["timing"]["repeats"],
         resources:
-            gpu=1,
+            **GPU_RESOURCES,
         log:
             "logs/references/{set}.log",
         benchmark:
             "benchmarks/references/{set}.tsv"
         shell:
-            "{PYTHON} -m analysis.references --cubin {input.cubin} --sizes {params.sizes}"
-            " --warmups {params.warmups} --repeats {params.repeats} --out {output.csv} > {log} 2>&1"
+            "({NODE_CHECK}{PYTHON} -m analysis.references --cubin {input.cubin} --sizes {params.sizes}"
+            " --warmups {params.warmups} --repeats {params.repeats} --out {output.csv}) > {log} 2>&1"
 
     rule set_metadata:
         input:
@@ -134,6 +158,8 @@ if GPU_SET:
             tiling=TILING,
             section_set=config["profile"]["section_set"],
             ncu=TOOLS.get("ncu"),
+        resources:
+            **GPU_RESOURCES,
         log:
             "logs/set_metadata/{set}.log",
         benchmark:

@@ -15,7 +15,8 @@ rule parse_set:
     params:
         cache=lambda w: f"results/tidy/{w.set}",
         metadata=lambda w, input: f"--metadata {input.metadata[0]}" if input.metadata else "",
-    threads: workflow.cores
+    # Snakemake caps this at --cores (local) or --max-threads (cluster profiles).
+    threads: 4
     log:
         "logs/parse_set/{set}.log",
     benchmark:

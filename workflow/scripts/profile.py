@@ -1,11 +1,14 @@
 """Rule profile: ncu --set full on one kernel launch, report stored xz-compressed."""
 from pathlib import Path
 
+from analysis.cluster import check_node
 from analysis.logged import logged
 from analysis.profile import profile_kernel
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
+    if sm.params.expect_set:  # on a cluster: this node must make the set the report goes to
+        check_node(sm.params.expect_set, sm.params.suffix, sm.params.ncu)
     profile_kernel(Path(sm.input.cubin), sm.wildcards.kernel, sm.params.precision, int(sm.wildcards.n),
                    sm.params.tiling, Path(sm.output.report), section_set=sm.params.section_set,
                    warmups=sm.params.warmups, ncu=sm.params.ncu, options=sm.params.options)
