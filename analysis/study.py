@@ -197,19 +197,36 @@ def _also_differs(summary: pd.DataFrame, kernel: str, ref: str, n: int | None) -
     return note
 
 
-def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, arch: str | None) -> pd.DataFrame:
+def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, arch: str | None,
+           references: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each claim of the study as a test on this set: claim, test, measured, holds
     (True/False, or None where the set lacks the kernels), note.
 
     The study's claims are tested on the study's kernels only (registry entries without
-    ``study: false``); the last row asks the question of the kernel beyond the study,
-    int4_ptx_unpack_s8 (None where the set lacks it).
+    ``study: false``); a claim that ranks or correlates all kernels of a precision is
+    tested only on a set holding every study kernel of that precision (a batch of a few
+    kernels would otherwise "confirm" it with one kernel). The last rows ask the questions
+    beyond the study: int4_ptx_unpack_s8 against the s4 emulation, and the tuned kernels
+    (``tiling`` of their own in the registry) against the library GEMMs of ``references``
+    (:func:`analysis.setfiles.read_references`), None where the set lacks them.
     "Faster" means faster beyond the spread of the event timings (interquartile ranges
     disjoint, see :func:`speedups`); speedups are ratios of medians.
     """
     in_study = {k: spec for k, spec in registry.items() if spec.get("study", True)}
     full = summary
     summary = summary[summary["kernel"].isin(in_study)]
+    present = set(summary["kernel"])
+
+    def lacking(*precisions: str) -> list[str]:
+        """Study kernels of these precisions (all when none given) that the set lacks."""
+        return sorted(k for k, spec in in_study.items()
+                      if k not in present and (not precisions or spec["precision"] in precisions))
+
+    def gated(kernels: list[str], measured: str, holds):
+        """(measured, holds) of a claim over all kernels of a precision, or 'not measured'."""
+        if kernels:
+            return f"not measured: the set lacks {', '.join(kernels)}", None
+        return measured, holds
     sp = speedups(summary, in_study)
     t = summary.dropna(subset=["median_ns"])
     largest = int(t["n"].max()) if len(t) else None
@@ -231,8 +248,10 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     at = t[(t["precision"] == "fp16") & (t["n"] == largest)]["throughput"]
     claim("FP16: at large N all kernels converge",
           f"FP16 throughputs at N={largest} within 5 % of each other (max/min - 1)",
-          f"{at.min():.1f}-{at.max():.1f} TFLOP/s, spread {100 * (at.max() / at.min() - 1):.1f} %" if len(at) else "not measured",
-          None if at.empty else at.max() / at.min() - 1 <= 0.05)
+          *gated(lacking("fp16"),
+                 f"{at.min():.1f}-{at.max():.1f} TFLOP/s, spread {100 * (at.max() / at.min() - 1):.1f} %"
+                 if len(at) else "not measured",
+                 None if at.empty else at.max() / at.min() - 1 <= 0.05))
     # 2. INT8
     k32 = sp[(sp["kernel"] == "int8_ptx_mma_k32") & (sp["comparison"] == "vs_baseline")]
     claim("INT8: PTX 1.4-1.8x faster than WMMA", "int8_ptx_mma_k32 / int8_wmma speedup in [1.4, 1.8] at every N",
@@ -241,8 +260,8 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     best8 = i8.loc[i8.groupby("n")["throughput"].idxmax()]
     claim("INT8: int8_ptx_mma_k32 is the fastest INT8 kernel at every N",
           "int8_ptx_mma_k32 has the highest median throughput among INT8 kernels at every N",
-          "; ".join(f"N={r.n}: {r.kernel}" for r in best8.itertuples()),
-          None if best8.empty else (best8["kernel"] == "int8_ptx_mma_k32").all())
+          *gated(lacking("int8"), "; ".join(f"N={r.n}: {r.kernel}" for r in best8.itertuples()),
+                 None if best8.empty else (best8["kernel"] == "int8_ptx_mma_k32").all()))
     # 3. INT4
     k64 = sp[(sp["kernel"] == "int4_ptx_mma_k64") & (sp["comparison"] == "vs_baseline")]
     why = ""
@@ -258,16 +277,16 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     fastest = {n: i4.loc[i4[i4["n"] == n]["throughput"].idxmax(), "kernel"] for n in (small, large)} if len(i4) else {}
     claim("INT4: the 3-stage pipeline wins at small N, the k64 kernel at large N",
           f"fastest INT4 kernel at N={small} is int4_ptx_3stage and at N={large} int4_ptx_mma_k64",
-          "; ".join(f"N={n}: {k}" for n, k in fastest.items()) or "not measured",
-          None if not fastest else fastest[small] == "int4_ptx_3stage" and fastest[large] == "int4_ptx_mma_k64")
+          *gated(lacking("int4"), "; ".join(f"N={n}: {k}" for n, k in fastest.items()) or "not measured",
+                 None if not fastest else fastest[small] == "int4_ptx_3stage" and fastest[large] == "int4_ptx_mma_k64"))
     # 4. against fp16_wmma
     vs = sp[(sp["comparison"] == "vs_fp16_wmma") & (sp["n"] == largest)].set_index("precision")
     for prec, lo in (("int8", 34.4), ("int4", 98.7)):
         r = vs.loc[prec] if prec in vs.index else None
         claim(f"{prec.upper()}: the best kernel reaches {lo}x fp16_wmma at N=8192",
               f"fastest {prec.upper()} kernel at N={largest} / fp16_wmma speedup >= {lo}",
-              f"{r['kernel']}: {r['speedup']:.2f}x" if r is not None else "not measured",
-              None if r is None else r["speedup"] >= lo,
+              *gated(lacking(prec, "fp16"), f"{r['kernel']}: {r['speedup']:.2f}x" if r is not None else "not measured",
+                     None if r is None else r["speedup"] >= lo),
               "a ratio of TOP/s to TFLOP/s on one GPU is bounded by the tensor-rate ratio of the two "
               "precisions; see the ceilings in references.csv")
     # 5. occupancy
@@ -276,24 +295,25 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     agree = per_n[per_n["top_occupancy_kernel"] == per_n["fastest_kernel"]]
     claim("Occupancy is a poor predictor of throughput",
           "in most (precision, N) groups the highest-occupancy kernel is not the fastest",
-          f"highest occupancy is also fastest in {len(agree)} of {len(per_n)} groups; pooled Spearman "
-          + ", ".join(f"{r.precision} {r.spearman:.2f}" for r in occ[occ["n"] == 0].itertuples()),
-          None if per_n.empty else len(agree) < len(per_n) / 2)
+          *gated(lacking(), f"highest occupancy is also fastest in {len(agree)} of {len(per_n)} groups; pooled Spearman "
+                 + ", ".join(f"{r.precision} {r.spearman:.2f}" for r in occ[occ["n"] == 0].itertuples()),
+                 None if per_n.empty else len(agree) < len(per_n) / 2))
     i8n = per_n[(per_n["precision"] == "int8") & (per_n["n"] == largest)]
     claim("int8_wmma has the highest occupancy and is not the fastest",
           f"at N={largest} int8_wmma has the highest INT8 occupancy and another kernel is faster",
-          f"top occupancy {i8n['top_occupancy_kernel'].iloc[0]}, fastest {i8n['fastest_kernel'].iloc[0]}" if len(i8n) else "not measured",
-          None if i8n.empty else (i8n["top_occupancy_kernel"].iloc[0] == "int8_wmma"
-                                  and i8n["fastest_kernel"].iloc[0] != "int8_wmma"))
+          *gated(lacking("int8"), f"top occupancy {i8n['top_occupancy_kernel'].iloc[0]}, fastest "
+                 f"{i8n['fastest_kernel'].iloc[0]}" if len(i8n) else "not measured",
+                 None if i8n.empty else (i8n["top_occupancy_kernel"].iloc[0] == "int8_wmma"
+                                         and i8n["fastest_kernel"].iloc[0] != "int8_wmma")))
     # 6. DRAM
     big = summary[summary["n"] == largest]
     rhos = {p: spearman(g[DUR], g[DRAM_CYC]) for p, g in big.groupby("precision")}
     claim("At large N, duration tracks DRAM-active cycles",
           f"within each precision, Spearman correlation of gpu__time_duration.sum and dram__cycles_active.avg "
           f"across kernels at N={largest} >= 0.8",
-          ", ".join(f"{p} {r:.2f}" for p, r in rhos.items()) + f"; DRAM active {big[DRAM_PCT].min():.0f}-"
-          f"{big[DRAM_PCT].max():.0f} % of elapsed",
-          None if not rhos or any(np.isnan(r) for r in rhos.values()) else all(r >= 0.8 for r in rhos.values()))
+          *gated(lacking(), ", ".join(f"{p} {r:.2f}" for p, r in rhos.items()) + f"; DRAM active "
+                 f"{big[DRAM_PCT].min():.0f}-{big[DRAM_PCT].max():.0f} % of elapsed",
+                 None if not rhos or any(np.isnan(r) for r in rhos.values()) else all(r >= 0.8 for r in rhos.values())))
     rows_mem = {}
     for p, g in big.groupby("precision"):
         rows_mem[p] = (spearman(g["throughput"], g[DRAM_PCT]), spearman(g["throughput"], g[TENSOR]))
@@ -301,9 +321,9 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     claim("At large N, throughput tracks memory-system behaviour more than tensor-core utilisation",
           f"within each precision at N={largest}, |Spearman(throughput, DRAM active %)| > "
           f"|Spearman(throughput, tensor pipe active %)| (sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active)",
-          "; ".join(f"{p}: DRAM {m:.2f}, tensor {t:.2f}" for p, (m, t) in rows_mem.items()),
-          None if not rows_mem or any(np.isnan(v) for mt in rows_mem.values() for v in mt)
-          else len(more) == len(rows_mem),
+          *gated(lacking(), "; ".join(f"{p}: DRAM {m:.2f}, tensor {t:.2f}" for p, (m, t) in rows_mem.items()),
+                 None if not rows_mem or any(np.isnan(v) for mt in rows_mem.values() for v in mt)
+                 else len(more) == len(rows_mem)),
           "coalescing differs only where the tile loader does (int4_ptx_mma_k64_ca, int4_ptx_mma_k64_b_trans), "
           "so it cannot rank the other kernels")
     # 7. ablation
@@ -341,7 +361,67 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           f"{unpack} / {ABLATION_ROOT} speedup {_fmt_range(pd.Series([r['median_ns'] / k['median_ns'] for _, k, r in pairs]))}"
           if pairs else "not measured",
           None if not pairs or len(pairs) < n_common else all(bool(_faster(k, r)) for _, k, r in pairs), note)
+    _library_claims(claim, full, registry, references, largest)
     return pd.DataFrame(rows, columns=["claim", "test", "measured", "holds", "note"])
+
+
+#: The library GEMM each precision is measured against (analysis.references names).
+LIBRARY = {"fp16": "cublas_fp16", "int8": "cublaslt_int8"}
+#: Issue targets of the tuned mma.sync kernels at the largest N (ratio to LIBRARY), and the
+#: ratio below which the study's tiling counts as closing none of the gap.
+TUNED_TARGET = {"fp16": 0.60, "int8": 0.80}
+STUDY_TILING_CEILING = 0.25
+WGMMA_TARGET = 0.90
+
+
+def _library_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.DataFrame | None,
+                    largest: int | None) -> None:
+    """Claims beyond the study that compare kernels with the library GEMMs of the same run
+    (references.csv): tuned mma.sync kernels (a ``tiling`` of their own in the registry)
+    against the study's tiling, and warpgroup wgmma kernels (``mma`` naming wgmma)."""
+    t = summary.dropna(subset=["median_ns"])
+    t = t[t["n"] == largest]
+    lib = ({} if references is None else
+           {p: references[(references["name"] == name) & (references["n"] == largest)]["rate"]
+            for p, name in LIBRARY.items()})
+
+    def best(kinds: set[str], prec: str):
+        rows = t[(t["precision"] == prec) & t["kernel"].isin(kinds)]
+        return None if rows.empty else rows.loc[rows["throughput"].idxmax()]
+
+    tuned = {k for k, spec in registry.items() if "tiling" in spec and "wgmma" not in spec["mma"]}
+    study_tiling = {k for k, spec in registry.items()
+                    if "tiling" not in spec and "wmma" not in spec["mma"] and "mma" in spec["mma"]}
+    wgmma = {k for k, spec in registry.items() if "wgmma" in spec["mma"]}
+    parts, verdicts = [], []
+    for prec, target in TUNED_TARGET.items():
+        b_t, b_s, rate = best(tuned, prec), best(study_tiling, prec), lib.get(prec)
+        if b_t is None or b_s is None or rate is None or rate.empty:
+            parts.append(f"{prec}: not measured (needs a tuned and a study-tiling mma.sync kernel and {LIBRARY[prec]})")
+            continue
+        rt, rs = b_t["throughput"] / rate.iloc[0], b_s["throughput"] / rate.iloc[0]
+        parts.append(f"{prec}: {b_t['kernel']} {rt:.2f}x, {b_s['kernel']} {rs:.2f}x {LIBRARY[prec]}")
+        verdicts.append(rt >= target and rs <= STUDY_TILING_CEILING)
+    claim("Beyond the study: tuned mma.sync closes part of the gap to the library, the study's tiling none of it",
+          f"at N={largest}, the fastest tuned mma.sync kernel / library GEMM of the same run >= "
+          + ", ".join(f"{v:.2f} ({p})" for p, v in TUNED_TARGET.items())
+          + f" while the fastest study-tiling mma.sync kernel stays <= {STUDY_TILING_CEILING:.2f}",
+          "; ".join(parts), None if len(verdicts) < len(TUNED_TARGET) else all(verdicts),
+          "library GEMMs: references.csv of this set (measured in the same run)")
+    parts, verdicts = [], []
+    for prec in TUNED_TARGET:
+        b_w, b_m, rate = best(wgmma, prec), best(tuned | study_tiling, prec), lib.get(prec)
+        if b_w is None or b_m is None or rate is None or rate.empty:
+            parts.append(f"{prec}: not measured (needs a wgmma and an mma.sync kernel and {LIBRARY[prec]})")
+            continue
+        rw, rm = b_w["throughput"] / rate.iloc[0], b_m["throughput"] / rate.iloc[0]
+        parts.append(f"{prec}: {b_w['kernel']} {rw:.2f}x, {b_m['kernel']} {rm:.2f}x {LIBRARY[prec]}")
+        verdicts.append(rw >= WGMMA_TARGET > rm)
+    claim("Beyond the study: wgmma is needed to approach the library on Hopper",
+          f"at N={largest}, the fastest wgmma kernel / library GEMM >= {WGMMA_TARGET:.2f} and no mma.sync "
+          "kernel reaches it, for FP16 and INT8",
+          "; ".join(parts), None if len(verdicts) < len(TUNED_TARGET) else all(verdicts),
+          "library GEMMs: references.csv of this set (measured in the same run)")
 
 
 def to_markdown(df: pd.DataFrame) -> str:

@@ -14,13 +14,14 @@ with logged(sm.log[0]):
     static = pd.read_csv(sm.input.static[0]) if sm.input.static else None
     arch = read_metadata(sm.input.metadata[0] if sm.input.metadata else None).get("arch")
     kernels = sm.params.kernels
+    refs = read_references(sm.input.references[0]) if sm.input.references else None
     if sm.input.references and sm.input.timings:
-        for msg in check_rates(summary, read_references(sm.input.references[0]), sm.input.timings[0],
+        for msg in check_rates(summary, refs, sm.input.timings[0],
                                sm.input.references[0]):
             warn(msg)
     tables = {
         "speedups": study.speedups(summary, kernels),
-        "claims": study.claims(summary, kernels, static, arch),
+        "claims": study.claims(summary, kernels, static, arch, refs),
         "kernel_summary": study.kernel_summary(summary, static, arch),
         "occupancy": study.occupancy_correlation(summary),
         "instructions": study.instruction_ratios(summary, kernels),
