@@ -62,17 +62,40 @@ def parse_ptxas(log: str, kernel: str, arch: str) -> ResourceUsage:
                          barriers=num(r"used (\d+) barriers"))
 
 
+def build_target(arch: str, defines: list[str]) -> tuple[str, list[str]]:
+    """(nvcc target, defines without it): the ``-arch=`` a kernel's tiling adds to its
+    defines (analysis.harness.Tiling.arch, e.g. ``sm_90a`` for the wgmma kernels) when it
+    is ``arch`` or the architecture-specific form of ``arch``, else ``arch``.
+
+    Raises:
+        AnalysisError: the defines name a target of another architecture (``sm_90a`` asked
+        while building for ``sm_89``), or more than one.
+    """
+    wanted = [d.removeprefix("-arch=") for d in defines if d.startswith("-arch=")]
+    rest = [d for d in defines if not d.startswith("-arch=")]
+    if not wanted:
+        return arch, rest
+    if len(wanted) > 1 or wanted[0].removesuffix("a") != arch.removesuffix("a"):
+        raise AnalysisError(f"building for {arch}: the kernel asks for target(s) {', '.join(wanted)}, which "
+                            f"run on another architecture; list the kernel's archs accordingly")
+    return wanted[0], rest
+
+
 def compile_cubin(source: Path, kernel: str, arch: str, defines: list[str], cubin: Path,
                   resources: Path, nvcc: str | None = None, out: TextIO | None = None) -> ResourceUsage:
     """Build ``source`` for ``arch`` (e.g. ``sm_90``) into ``cubin`` and write the ptxas
     resource report as JSON to ``resources``; nvcc's command and output go to ``out``
-    (default stdout).
+    (default stdout). A ``-arch=`` among ``defines`` (a kernel needing an
+    architecture-specific target, :func:`build_target`) replaces ``arch``; the resource
+    report then names that target.
 
     Raises:
         ToolNotFoundError: no nvcc; AnalysisError: the compilation failed (the message
-        holds nvcc's error output).
+        holds nvcc's error output), or the defines ask for a target of another architecture.
     """
     exe = find_tool("nvcc", nvcc)
+    given = list(defines)
+    arch, defines = build_target(arch, defines)
     cmd = [str(exe), *NVCC_FLAGS, f"-arch={arch}", *defines, "-o"]
     with atomic_path(cubin) as tmp:
         proc = subprocess.run([*cmd, str(tmp), str(source)], capture_output=True, text=True,
@@ -82,7 +105,7 @@ def compile_cubin(source: Path, kernel: str, arch: str, defines: list[str], cubi
         if proc.returncode != 0:
             raise AnalysisError(f"{source}: nvcc failed for {arch}:\n{proc.stderr.strip()}")
     usage = parse_ptxas(proc.stdout + proc.stderr, kernel, arch)
-    write_json(resources, {**asdict(usage), "nvcc": nvcc_version(exe), "defines": defines})
+    write_json(resources, {**asdict(usage), "nvcc": nvcc_version(exe), "defines": given})
     return usage
 
 

@@ -55,6 +55,12 @@ class Tiling:
         smem_bytes: dynamic shared memory per block, in bytes (0: the kernel's static shared
             memory only, as every study kernel); the kernel checks at build time that it
             lays out exactly this much.
+        producer_warps: warps beside the warps_m x warps_n grid that only load tiles (the
+            TMA producer warpgroup of kernels/wgmma_gemm.cuh: 4; 0 for every other kernel).
+        arch: the nvcc target the kernel needs instead of the configured architecture
+            (``sm_90a`` for the wgmma kernels, set by
+            :func:`analysis.workflow.tiling_from_config` from the registry's archs); None
+            builds for the configured one. Not part of the harness's ``--tiling``.
     """
 
     block_m: int = 64
@@ -65,11 +71,13 @@ class Tiling:
     stages: int = 2
     raster: int = 1
     smem_bytes: int = 0
+    producer_warps: int = 0
+    arch: str | None = None
 
     @property
     def threads(self) -> int:
-        """Threads per block: 32 per warp of the warps_m x warps_n grid."""
-        return self.warps_m * self.warps_n * 32
+        """Threads per block: 32 per warp of the warps_m x warps_n grid and per producer warp."""
+        return (self.warps_m * self.warps_n + self.producer_warps) * 32
 
     def grid(self, m: int, n: int) -> tuple[int, int]:
         """The launch grid (x, y) = (N / block_n, M / block_m) for an M x N output."""
@@ -80,8 +88,10 @@ class Tiling:
 
     def defines(self) -> list[str]:
         """nvcc -D flags that select this tiling in kernels/gemm_common.cuh (and
-        kernels/tuned_gemm.cuh); RASTER and SMEM_BYTES only where they differ from 1 and 0,
-        so the study kernels build with exactly the flags they always had."""
+        kernels/tuned_gemm.cuh, kernels/wgmma_gemm.cuh); RASTER, SMEM_BYTES and PRODUCER_WARPS
+        only where they differ from 1, 0 and 0, so the study kernels build with exactly the
+        flags they always had; ``-arch=<arch>`` last where the kernel needs its own target
+        (analysis.build then builds for it instead of the configured architecture)."""
         flags = [f"-DBLOCK_M={self.block_m}", f"-DBLOCK_N={self.block_n}",
                  f"-DBLOCK_K_BYTES={self.block_k_bytes}", f"-DWARPS_M={self.warps_m}",
                  f"-DWARPS_N={self.warps_n}", f"-DSTAGES={self.stages}"]
@@ -89,14 +99,21 @@ class Tiling:
             flags.append(f"-DRASTER={self.raster}")
         if self.smem_bytes:
             flags.append(f"-DSMEM_BYTES={self.smem_bytes}")
+        if self.producer_warps:
+            flags.append(f"-DPRODUCER_WARPS={self.producer_warps}")
+        if self.arch:
+            flags.append(f"-arch={self.arch}")
         return flags
 
     def cli(self) -> str:
         """The ``--tiling`` argument of the harness command line for this tiling: six
-        numbers, or eight (raster and smem_bytes appended) where those are not 1 and 0."""
+        numbers, or eight (raster and smem_bytes appended) where those are not 1 and 0, or
+        nine (producer_warps appended) where that is not 0."""
         values = [self.block_m, self.block_n, self.block_k_bytes, self.warps_m, self.warps_n, self.stages]
-        if self._extras():
+        if self._extras() or self.producer_warps:
             values += [self.raster, self.smem_bytes]
+        if self.producer_warps:
+            values.append(self.producer_warps)
         return ",".join(str(v) for v in values)
 
     @classmethod
@@ -104,15 +121,15 @@ class Tiling:
         """The inverse of :meth:`cli`.
 
         Raises:
-            ConfigError: not six or eight comma-separated integers.
+            ConfigError: not six, eight or nine comma-separated integers.
         """
         try:
             values = [int(x) for x in text.split(",")]
         except ValueError:
             values = []
-        if len(values) not in (6, 8):
+        if len(values) not in (6, 8, 9):
             raise ConfigError(f"--tiling {text!r}: expected block_m,block_n,block_k_bytes,warps_m,warps_n,stages"
-                              "[,raster,smem_bytes] (six or eight integers)")
+                              "[,raster,smem_bytes[,producer_warps]] (six, eight or nine integers)")
         return cls(*values)
 
     def block_k(self, prec: Precision) -> int:
@@ -130,6 +147,74 @@ class Tiling:
             if val <= 0 or val % tile:
                 raise ConfigError(f"{kernel}: {dim}={val} is not a positive multiple of its tile "
                                   f"{tile} (tiling {self.block_m}x{self.block_n}, K tile {bk})")
+
+
+#: The __device__ globals a TMA kernel (registry ``tma: true``) reads the tensor maps of A and
+#: B from (kernels/wgmma_gemm.cuh); the harness writes them before the first launch.
+TMA_GLOBALS = ("wgmma_tma_a", "wgmma_tma_b")
+#: Bytes of one CUtensorMap (CUDA driver API, cuTensorMapEncodeTiled: 128 opaque bytes).
+TENSOR_MAP_BYTES = 128
+#: Widest box row the 128-byte swizzle allows, and the K-tile row the wgmma kernels assume.
+TMA_SWIZZLE_BYTES = 128
+
+
+@dataclass(frozen=True)
+class TensorMapShape:
+    """One matrix as a TMA kernel's tensor map sees it: ``rows`` rows of ``row_bytes`` bytes
+    (data type UINT8, whatever the precision: the copies move bytes), boxes of ``box_rows``
+    rows x ``box_row_bytes`` bytes, 128-byte swizzle."""
+
+    name: str
+    rows: int
+    row_bytes: int
+    box_rows: int
+    box_row_bytes: int
+
+
+def tensor_map_shapes(kernel: str, prec: Precision, tiling: Tiling, m: int, n: int, k: int
+                      ) -> tuple[TensorMapShape, TensorMapShape]:
+    """The tensor maps of A (M rows of K) and B (N rows of K, column-major) for a TMA kernel,
+    after checking every requirement cuTensorMapEncodeTiled states for them (CUDA Driver
+    API, "Tensor Map Object Management": global address 16-byte aligned, which cuMemAlloc
+    gives; globalDim in [1, 2**32]; globalStrides multiples of 16 below 2**40; boxDim in
+    [1, 256]; the inner box dimension times the element size a multiple of 16 bytes and,
+    with CU_TENSOR_MAP_SWIZZLE_128B, at most 128 bytes) and what the kernels assume (the
+    K tile exactly 128 bytes, each dimension a multiple of its box).
+
+    Raises:
+        ConfigError: a shape or tiling the tensor maps cannot describe, saying which.
+    """
+    tiling.check_shape(kernel, prec, m, n, k)
+    k_bytes = k * prec.bits // 8
+    if tiling.block_k_bytes != TMA_SWIZZLE_BYTES:
+        raise ConfigError(f"{kernel}: a TMA kernel's K tile must be {TMA_SWIZZLE_BYTES} bytes (the 128-byte "
+                          f"swizzle's row), not block_k_bytes={tiling.block_k_bytes}")
+    if k_bytes % 16:
+        raise ConfigError(f"{kernel}: K={k} gives rows of {k_bytes} bytes; a tensor map's row stride must be "
+                          "a multiple of 16 bytes")
+    shapes = (TensorMapShape("A", m, k_bytes, tiling.block_m, TMA_SWIZZLE_BYTES),
+              TensorMapShape("B", n, k_bytes, tiling.block_n, TMA_SWIZZLE_BYTES))
+    for sh in shapes:
+        if not 1 <= sh.box_rows <= 256:
+            raise ConfigError(f"{kernel}: the {sh.name} box has {sh.box_rows} rows; a TMA box has 1 to 256")
+        if sh.rows > 2**32 or sh.row_bytes > 2**32 or sh.row_bytes >= 2**40:
+            raise ConfigError(f"{kernel}: {sh.name} ({sh.rows} x {sh.row_bytes} bytes) exceeds a tensor "
+                              "map's 2**32 elements per dimension")
+    return shapes
+
+
+def _encode_tensor_map(cu, ptr, shape: TensorMapShape) -> np.ndarray:
+    """cuTensorMapEncodeTiled of one matrix at device address ``ptr``: the 128 bytes to copy
+    into the kernel's global (as 16 uint64)."""
+    tmap = _check(cu.cuTensorMapEncodeTiled(
+        cu.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_UINT8, cu.cuuint32_t(2), int(ptr),
+        [cu.cuuint64_t(shape.row_bytes), cu.cuuint64_t(shape.rows)], [cu.cuuint64_t(shape.row_bytes)],
+        [cu.cuuint32_t(shape.box_row_bytes), cu.cuuint32_t(shape.box_rows)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE), f"cuTensorMapEncodeTiled({shape.name})")
+    return np.array([int(v) for v in tmap.opaque], dtype=np.uint64)
 
 
 @dataclass
@@ -413,14 +498,18 @@ class GemmRunner:
         m, n, k: problem size in elements; refused with ConfigError if not tileable.
         seed: seed of the random inputs.
         accumulator, b_layout: the kernel's accumulator and B layout (see :func:`make_inputs`).
+        tma: the kernel reads A and B through tensor maps in its globals :data:`TMA_GLOBALS`
+            (registry ``tma: true``), which the runner encodes (:func:`tensor_map_shapes`) and
+            writes once the inputs are on the device (B column-major only).
 
     Raises:
-        ConfigError: the size does not tile; RuntimeError: a CUDA call failed.
+        ConfigError: the size does not tile, or the tensor maps cannot describe it;
+        RuntimeError: a CUDA call failed.
     """
 
     def __init__(self, cubin: Path, kernel: str, precision: str, tiling: Tiling,
                  m: int, n: int, k: int, seed: int, *, accumulator: str | None = None,
-                 b_layout: str = "col") -> None:
+                 b_layout: str = "col", tma: bool = False) -> None:
         from cuda.bindings import driver as cu
 
         self.cu = cu
@@ -428,6 +517,9 @@ class GemmRunner:
         self.accumulator = accumulator
         self.m, self.n, self.k, self.seed = m, n, k, seed
         tiling.check_shape(kernel, self.prec, m, n, k)
+        tma_shapes = tensor_map_shapes(kernel, self.prec, tiling, m, n, k) if tma else None
+        if tma and b_layout != "col":
+            raise ConfigError(f"{kernel}: the TMA kernels read B column-major (N rows of K), not b_layout={b_layout}")
         # inputs first: a refused accumulator or layout raises before any CUDA resource exists
         a_dev, b_dev, self.a_ref, self.b_ref = make_inputs(self.prec, m, n, k, np.random.default_rng(seed),
                                                            accumulator=accumulator, b_layout=b_layout)
@@ -443,6 +535,8 @@ class GemmRunner:
         self.d_a = self._upload(a_dev)
         self.d_b = self._upload(b_dev)
         self.d_c = _check(cu.cuMemAlloc(self.c_bytes), "cuMemAlloc(C)")
+        if tma_shapes:
+            self._write_tensor_maps(tma_shapes)
         # kernelParams: an array of pointers to each argument's value.
         self._argv = [np.array([int(self.d_a)], np.uint64), np.array([int(self.d_b)], np.uint64),
                       np.array([int(self.d_c)], np.uint64), np.array([m], np.int32),
@@ -469,6 +563,21 @@ class GemmRunner:
         _check(cu.cuFuncSetAttribute(self.func,
                                      cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      want), f"cuFuncSetAttribute({self.kernel}, MAX_DYNAMIC_SHARED_SIZE_BYTES)")
+
+    def _write_tensor_maps(self, shapes: tuple[TensorMapShape, TensorMapShape]) -> None:
+        """Encode the tensor maps of A and B and copy them into the module's globals
+        :data:`TMA_GLOBALS` (synchronous copies: they are in place before any launch).
+
+        Raises:
+            RuntimeError: the module lacks a global, or it is not a tensor map's size.
+        """
+        cu = self.cu
+        for name, shape, ptr in zip(TMA_GLOBALS, shapes, (self.d_a, self.d_b)):
+            dptr, size = _check(cu.cuModuleGetGlobal(self.module, name.encode()), f"cuModuleGetGlobal({name})")
+            if size != TENSOR_MAP_BYTES:
+                raise RuntimeError(f"{self.kernel}: global {name} holds {size} bytes, a tensor map {TENSOR_MAP_BYTES}")
+            raw = _encode_tensor_map(cu, ptr, shape)
+            _check(cu.cuMemcpyHtoD(dptr, raw.ctypes.data, TENSOR_MAP_BYTES), f"cuMemcpyHtoD({name})")
 
     def _upload(self, host: np.ndarray):
         host = np.ascontiguousarray(host)
@@ -518,9 +627,10 @@ class GemmRunner:
 
 def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
                    warmups: int, repeats: int, seed: int, *, accumulator: str | None = None,
-                   b_layout: str = "col") -> dict:
+                   b_layout: str = "col", tma: bool = False) -> dict:
     """Check one kernel at M = N = K = n, then time it; returns the record written to JSON.
-    ``accumulator`` and ``b_layout`` describe the kernel (see :func:`make_inputs`).
+    ``accumulator`` and ``b_layout`` describe the kernel (see :func:`make_inputs`), ``tma``
+    its tensor maps (see :class:`GemmRunner`).
 
     The record holds kernel, precision, n, seed, check outcome (max_abs_error, rel_fro_error,
     tolerance), timing (median/min/p25/p75/max in ns, warmups, repeats) and throughput
@@ -532,7 +642,7 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
             first bad (row, col). No timing is taken then.
     """
     run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed, accumulator=accumulator,
-                     b_layout=b_layout)
+                     b_layout=b_layout, tma=tma)
     try:
         chk = run.check()
         if not chk.passed:
@@ -559,7 +669,7 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 
 def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
                    warmups: int, seed: int, *, accumulator: str | None = None,
-                   b_layout: str = "col") -> CheckResult:
+                   b_layout: str = "col", tma: bool = False) -> CheckResult:
     """The program ncu profiles: ``warmups`` launches, then one launch (the one ncu keeps,
     with ``--launch-skip warmups --launch-count 1``), whose output is then checked on the
     rows of :func:`sample_rows` (the full check ran before, in check-time mode; the sample
@@ -569,7 +679,7 @@ def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
         CheckFailedError: the profiled launch's output is wrong.
     """
     run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed, accumulator=accumulator,
-                     b_layout=b_layout)
+                     b_layout=b_layout, tma=tma)
     try:
         for _ in range(warmups):
             run.launch()
@@ -587,11 +697,14 @@ def command(mode: str, cubin: Path | str, kernel: str, precision: str, n: int | 
             **options: object) -> list[str]:
     """The harness command line (``python -m analysis.harness ...``) for one kernel and N;
     ``options`` become ``--name value`` with ``_`` in names as ``-`` (e.g. warmups=3,
-    out=path, b_layout="row"); options whose value is None are left out."""
+    out=path, b_layout="row"); options whose value is None or False are left out, and one
+    whose value is True is a bare flag (tma=True: ``--tma``)."""
     cmd = [sys.executable, "-m", "analysis.harness", mode, "--cubin", str(cubin), "--kernel", kernel,
            "--precision", precision, "--n", str(n), "--tiling", tiling.cli()]
     for name, value in options.items():
-        if value is not None:
+        if value is True:
+            cmd.append(f"--{name.replace('_', '-')}")
+        elif value is not None and value is not False:
             cmd += [f"--{name.replace('_', '-')}", str(value)]
     return cmd
 
@@ -604,7 +717,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--precision", required=True, choices=["fp16", "int8", "int4"])
     p.add_argument("--n", type=int, required=True)
     p.add_argument("--tiling", default="64,32,64,4,2,2",
-                   help="block_m,block_n,block_k_bytes,warps_m,warps_n,stages[,raster,smem_bytes]")
+                   help="block_m,block_n,block_k_bytes,warps_m,warps_n,stages[,raster,smem_bytes[,producer_warps]]")
     p.add_argument("--warmups", type=int, default=10)
     p.add_argument("--repeats", type=int, default=50)
     p.add_argument("--seed", type=int, default=None, help="default: fresh from os.urandom")
@@ -613,6 +726,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="f16: the kernel accumulates in FP16 (default: the precision's own)")
     p.add_argument("--b-layout", choices=B_LAYOUTS, default="col",
                    help="B in global memory: col = N rows of K (default), row = K rows of N")
+    p.add_argument("--tma", action="store_true",
+                   help="the kernel reads A and B through tensor maps the harness writes (wgmma kernels)")
     args = p.parse_args(argv)
     try:
         tiling = Tiling.parse(args.tiling)
@@ -624,7 +739,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.mode == "check-time":
             rec = check_and_time(args.cubin, args.kernel, args.precision, args.n, tiling,
                                  args.warmups, args.repeats, seed, accumulator=args.accumulator,
-                                 b_layout=args.b_layout)
+                                 b_layout=args.b_layout, tma=args.tma)
             rec["tiling"] = asdict(tiling)
             if args.out:
                 write_json(args.out, rec)
@@ -633,7 +748,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{rec['throughput']:.2f} {rec['throughput_unit']} [{time.perf_counter() - t0:.1f} s]")
         else:
             chk = profile_target(args.cubin, args.kernel, args.precision, args.n, tiling, args.warmups, seed,
-                                 accumulator=args.accumulator, b_layout=args.b_layout)
+                                 accumulator=args.accumulator, b_layout=args.b_layout, tma=args.tma)
             print(f"{args.kernel} N={args.n}: profiled launch checked, max |C-ref| {chk.max_abs_error:g}")
     except (CheckFailedError, ConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -30,8 +30,9 @@ CLASSES: list[tuple[str, str]] = [
     ("branch/sync", r"BRA|BSSY|BSYNC|BAR|WARPSYNC|EXIT|RET|CALL"),
 ]
 
-#: Tensor-core instruction (mnemonic prefix) each precision should use natively.
-NATIVE = {"fp16": "HMMA", "int8": "IMMA", "int4": "IMMA"}
+#: Tensor-core instructions (mnemonic prefixes) each precision uses natively: the warp's
+#: mma.sync/WMMA form, or the warpgroup (wgmma, sm_90a) form.
+NATIVE = {"fp16": ("HMMA", "HGMMA"), "int8": ("IMMA", "IGMMA"), "int4": ("IMMA", "IGMMA")}
 
 
 @dataclass(frozen=True)
@@ -82,9 +83,10 @@ def instruction_mix(text: str, kernel: str, arch: str, precision: str | None) ->
 
 def operand_type(mma: str) -> str | None:
     """The input type of a registry ``mma`` entry: ``mma.sync.m16n8k64.s32.s4`` -> ``s4``,
-    ``wmma.m16n16k16.f32.f16`` -> ``f16``; None for a kernel without MMA (``dp4a ...``)."""
+    ``wmma.m16n16k16.f32.f16`` -> ``f16``, ``wgmma.mma_async.m64n256k32.s32.s8.s8`` -> ``s8``;
+    None for a kernel without MMA (``dp4a ...``)."""
     parts = mma.split()[0].split(".")
-    return parts[-1] if parts[0] in ("mma", "wmma") else None
+    return parts[-1] if parts[0] in ("mma", "wmma", "wgmma") else None
 
 
 def tensor_summary(mix: pd.DataFrame, resources: dict, operand: str | None = None) -> dict:
@@ -103,7 +105,7 @@ def tensor_summary(mix: pd.DataFrame, resources: dict, operand: str | None = Non
     elif (operand or {"int4": "s4"}.get(prec)) == "s4":
         emulated = not any(".S4" in t for t in tensor)
     else:
-        emulated = not any(t.startswith(NATIVE.get(prec, "")) for t in tensor) if prec in NATIVE else False
+        emulated = not any(t.startswith(NATIVE[prec]) for t in tensor) if prec in NATIVE else False
     totals = live.groupby("class")["count"].sum().to_dict()
     return {
         "kernel": mix["kernel"].iloc[0], "arch": mix["arch"].iloc[0], "precision": prec,

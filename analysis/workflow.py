@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import ConfigError, ToolNotFoundError
 from .gpu import GpuInfo, detect_gpu, profile_set_name
-from .harness import Tiling
+from .harness import TMA_SWIZZLE_BYTES, Tiling
 from .names import ReportName, report_stem
 from .precision import precision_of
 from .tools import find_tool, ncu_version
@@ -30,15 +30,48 @@ def tiling_from_config(config: dict, kernel: str | None = None) -> Tiling:
         if "stages" in spec:
             t["stages"] = spec["stages"]
         t.update(spec.get("tiling") or {})
+        specific = [a for a in spec["archs"] if a.endswith("a")]
+        if specific:
+            t["arch"] = specific[0]
     return Tiling(**t)
+
+
+def arch_family(arch: str) -> str:
+    """The architecture an architecture-specific target belongs to: ``sm_90a`` -> ``sm_90``."""
+    return arch.removesuffix("a")
+
+
+def kernel_target(arch: str, kernel_archs: list[str]) -> str | None:
+    """The nvcc target a kernel is built for where ``arch`` is configured (or the GPU is):
+    ``arch`` itself when the kernel lists it, else its architecture-specific form (``sm_90``
+    -> ``sm_90a``) when the kernel lists that, else None (not built, not run).
+
+    Deliberately, an sm_90 GPU (H100, H200: compute capability 9.0, which ``GpuInfo.arch``
+    reports as ``sm_90``) runs the sm_90a kernels: sm_90a code runs on compute capability
+    9.0 and on nothing else (CUDA C++ Programming Guide, "Feature Availability":
+    architecture-specific features), so the two name the same chips. Their cubins are built
+    with ``-arch=sm_90a`` into results/build/sm_90/, where the GPU rules look."""
+    if arch in kernel_archs:
+        return arch
+    specific = f"{arch_family(arch)}a"
+    return specific if specific in kernel_archs else None
+
+
+def skipped_for_arch(kernels: dict, gpu_arch: str) -> list[str]:
+    """One line per kernel the GPU of ``gpu_arch`` skips because it lacks the kernel's
+    architecture-specific target (e.g. the sm_90a wgmma kernels on an sm_89 GPU)."""
+    return [f"{name}: skipped on this {gpu_arch} GPU, its code needs {' or '.join(spec['archs'])} "
+            "(wgmma/setmaxnreg exist on compute capability 9.0 only)"
+            for name, spec in kernels.items()
+            if kernel_target(gpu_arch, spec["archs"]) is None and any(a.endswith("a") for a in spec["archs"])]
 
 
 def kernel_options(spec: dict) -> dict:
     """The harness options a registry entry sets beyond precision and tiling:
-    ``accumulator`` and ``b_layout`` where the entry gives them other than the defaults
-    (None, ``col``), as keyword arguments of :func:`analysis.harness.command` and
+    ``accumulator``, ``b_layout`` and ``tma`` where the entry gives them other than the
+    defaults (None, ``col``, False), as keyword arguments of :func:`analysis.harness.command` and
     :func:`analysis.harness.check_and_time`."""
-    defaults = {"accumulator": None, "b_layout": "col"}
+    defaults = {"accumulator": None, "b_layout": "col", "tma": False}
     return {key: spec[key] for key in defaults if spec.get(key, defaults[key]) != defaults[key]}
 
 
@@ -64,7 +97,9 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         same precision, an N that is not a multiple of a kernel's tiles, an architecture
         older than sm_80 (no cp.async), FP16 accumulation declared for integer inputs,
         ``stages`` given both beside and inside a kernel's ``tiling``, dynamic shared
-        memory beyond what one of the kernel's architectures allows a block.
+        memory beyond what one of the kernel's architectures allows a block, an
+        architecture-specific target (``sm_90a``) beside other archs, a ``tma`` kernel
+        without the 128-byte K tile or a producer warpgroup.
     """
     kernels = config["kernels"]
     for arch in config["archs"]:
@@ -89,7 +124,14 @@ def check_config(config: dict, kernel_dir: Path) -> None:
                               f"not {spec['precision']}")
         if "stages" in spec and "stages" in (spec.get("tiling") or {}):
             raise ConfigError(f"config kernels.{name}: stages given twice (beside and inside tiling); keep one")
+        specific = [a for a in spec["archs"] if a.endswith("a")]
+        if specific and len(spec["archs"]) > 1:
+            raise ConfigError(f"config kernels.{name}.archs: an architecture-specific target ({specific[0]}) "
+                              "must be the kernel's only one (its source needs that target's instructions)")
         tiling = tiling_from_config(config, name)
+        if spec.get("tma") and (tiling.block_k_bytes != TMA_SWIZZLE_BYTES or not tiling.producer_warps):
+            raise ConfigError(f"config kernels.{name}: tma kernels need tiling.block_k_bytes {TMA_SWIZZLE_BYTES} "
+                              "and a producer warpgroup (tiling.producer_warps)")
         for arch in spec["archs"]:
             limit = SMEM_PER_BLOCK.get(_sm(arch))
             if limit is not None and tiling.smem_bytes > limit:

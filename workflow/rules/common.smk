@@ -12,8 +12,8 @@ from analysis.harness import command as harness_command
 from analysis.importing import check_import_target, import_plan
 from analysis.names import ReportName
 from analysis.tools import find_tool
-from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, local_gpu,
-                               report_kernel, set_reports, shared_pairs, tiling_from_config)
+from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, kernel_target, local_gpu,
+                               report_kernel, set_reports, shared_pairs, skipped_for_arch, tiling_from_config)
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -31,7 +31,7 @@ PYTHON = sys.executable
 FIGURE_NAMES = ["occupancy_vs_throughput", "coalescing", "dram_active"]
 STUDY_FIGURES = ["throughput", "speedup", "instructions", "ablation", "roofline"]
 KERNEL_HEADERS = ["kernels/gemm_common.cuh", "kernels/ptx.cuh", "kernels/wmma_gemm.cuh", "kernels/mma_gemm.cuh",
-                  "kernels/tuned_gemm.cuh"]
+                  "kernels/tuned_gemm.cuh", "kernels/hopper.cuh", "kernels/wgmma_gemm.cuh"]
 
 # One GPU job at a time unless the command line grants more (--resources gpu=N); rules
 # that use the GPU declare resources: gpu=1. Snakemake leaves a resource nobody
@@ -51,6 +51,8 @@ GPU, _gpu_note = node_gpu(config) if GPU_PARTITION else local_gpu(config)
 if _gpu_note:
     logger.warning(_gpu_note)
 GPU_SET = GPU.set_name if GPU else None
+for _line in skipped_for_arch(KERNELS, GPU.info.arch) if GPU else []:
+    logger.warning(_line)
 # Resources of every GPU job: one GPU (slurm --gpus=1 on a cluster), on the GPU partition.
 GPU_RESOURCES = {"gpu": 1, **({"slurm_partition": GPU_PARTITION} if GPU_PARTITION else {})}
 # On a cluster each GPU job first checks that its node makes the set it writes to.
@@ -113,9 +115,11 @@ def harness_cmd(wildcards, input, **options):
 
 def gpu_kernels():
     """Kernels this run's GPU checks, times and profiles: those whose archs hold its
-    architecture, and of those only config profile_kernels' when given."""
+    architecture or its architecture-specific form (an sm_90 GPU runs the sm_90a kernels;
+    analysis.workflow.kernel_target), and of those only config profile_kernels' when given."""
     chosen = config.get("profile_kernels") or KERNELS
-    return [k for k, spec in KERNELS.items() if GPU and GPU.info.arch in spec["archs"] and k in chosen]
+    return [k for k, spec in KERNELS.items()
+            if GPU and kernel_target(GPU.info.arch, spec["archs"]) and k in chosen]
 
 
 def reports_of(set_name):
@@ -185,7 +189,7 @@ def build_outputs():
     out = []
     for kernel, spec in KERNELS.items():
         for arch in ARCHS:
-            if arch in spec["archs"]:
+            if kernel_target(arch, spec["archs"]):
                 out += [f"results/build/{arch}/{kernel}.sass", f"results/build/{arch}/{kernel}.resources.json"]
     return out
 

@@ -1,0 +1,171 @@
+// The Hopper-native GEMM (sm_90a; registry study: false, tma: true): TMA bulk tensor
+// copies into 128-byte-swizzled shared memory completing on mbarriers, a STAGES-deep
+// producer/consumer pipeline, and warpgroup wgmma.mma_async reading both operands from
+// shared memory through matrix descriptors. It keeps the study's problem and launcher
+// signature (gemm_common.cuh: A row-major M x K, B column-major as N rows of K, C
+// row-major, FP32 for FP16 inputs and INT32 for INT8; grid (N / BLOCK_N, M / BLOCK_M)).
+//
+// Block: PRODUCER_WARPS (4, one warpgroup) + WARPS_M (8, two warpgroups) warps = 384
+// threads. Warpgroup 0 is the producer: it gives up registers (setmaxnreg.dec) and one of
+// its threads issues, per K tile, the TMA copies of the A tile (BLOCK_M rows x 128 bytes
+// of K) and the B tile (BLOCK_N rows x 128 bytes) into a free stage, after waiting on that
+// stage's `empty` barrier; the copies complete on the stage's `full` barrier (arrive +
+// expect_tx of the stage's bytes). Warpgroups 1 and 2 are consumers (setmaxnreg.inc): each
+// owns 64 rows of the block and all BLOCK_N (256) columns, waits on `full`, issues the 4
+// wgmma of the tile (one per 32 bytes of K: m64n256k16 FP16 or m64n256k32 INT8), commits
+// them as a group, waits until only that group is pending, and then releases the previous
+// tile's stage (one arrive per consumer warp on its `empty` barrier), so the tensor cores
+// always have the next tile's wgmma queued. 128 accumulators per consumer thread.
+//
+// The tensor maps (hopper::TensorMap) live in the globals wgmma_tma_a / wgmma_tma_b,
+// written by the harness (analysis.harness.GemmRunner, tma kernels) before the launch:
+// each matrix seen as bytes, rows of K bytes, box 128 bytes x BLOCK_M (A) or BLOCK_N (B)
+// rows, CU_TENSOR_MAP_SWIZZLE_128B.
+#pragma once
+
+#include <cstdint>
+
+#include "hopper.cuh"
+#include "tuned_gemm.cuh"  // tuned::raster_block (RASTER): the block order that reuses L2
+
+#ifndef PRODUCER_WARPS
+#define PRODUCER_WARPS 4
+#endif
+
+namespace wg {
+
+constexpr int kBlockM = BLOCK_M;
+constexpr int kBlockN = BLOCK_N;
+constexpr int kBlockKBytes = BLOCK_K_BYTES;
+constexpr int kStages = STAGES;
+constexpr int kConsumerWarps = WARPS_M * WARPS_N;
+constexpr int kConsumers = kConsumerWarps / 4;  // consumer warpgroups
+constexpr int kProducerWarps = PRODUCER_WARPS;
+constexpr int kThreads = (kProducerWarps + kConsumerWarps) * 32;
+constexpr int kTileA = kBlockM * kBlockKBytes;  // bytes per stage
+constexpr int kTileB = kBlockN * kBlockKBytes;
+constexpr int kStageBytes = kTileA + kTileB;
+constexpr int kStepBytes = 32;                   // bytes of K per wgmma (k16 FP16, k32 INT8)
+constexpr int kAlign = 1024;                     // the 128-byte swizzle pattern's repeat
+// Dynamic shared memory: the stages plus slack to align them to kAlign (the runtime only
+// promises 16-byte alignment of the dynamic segment).
+constexpr int kSmemBytes = kStages * kStageBytes + kAlign;
+// Registers after setmaxnreg: 128 producer threads keep 40, the 256 consumer threads get
+// 232 (128 x 40 + 256 x 232 = 64512 of the SM's 65536).
+constexpr int kProducerRegs = 40;
+constexpr int kConsumerRegs = 232;
+
+static_assert(kBlockKBytes == 128, "the 128-byte swizzle needs tile rows of exactly 128 bytes of K");
+static_assert(WARPS_N == 1 && kConsumerWarps % 4 == 0 && kBlockM == 64 * kConsumers,
+              "consumer warps: WARPS_M = 4 per 64 rows of the block (one warpgroup each), WARPS_N = 1");
+static_assert(kBlockN == 256, "the wgmma wrappers are n256");
+static_assert(kProducerWarps == 4, "setmaxnreg acts on whole warpgroups: the producer is one");
+static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box has at most 256 rows");
+static_assert(kStages >= 2, "the pipeline needs at least two stages");
+
+}  // namespace wg
+
+// The tensor maps of A and B (the harness writes them with cuModuleGetGlobal + cuMemcpyHtoD;
+// analysis.harness.TMA_GLOBALS names them).
+__device__ hopper::TensorMap wgmma_tma_a;
+__device__ hopper::TensorMap wgmma_tma_b;
+
+namespace wg {
+
+// FP16 x FP16 -> FP32 and INT8 x INT8 -> INT32: the accumulator type and one wgmma of
+// 32 bytes of K.
+struct F16F32 {
+  using Acc = float;
+  __device__ __forceinline__ static void mma(float (&d)[128], uint64_t a, uint64_t b, uint32_t accumulate) {
+    hopper::wgmma_m64n256k16_f32_f16(d, a, b, accumulate);
+  }
+};
+struct S8S32 {
+  using Acc = int32_t;
+  __device__ __forceinline__ static void mma(int32_t (&d)[128], uint64_t a, uint64_t b, uint32_t accumulate) {
+    hopper::wgmma_m64n256k32_s32_s8(d, a, b, accumulate);
+  }
+};
+
+// One block of C. k_bytes: bytes per row of A and per column of B; n: columns of C.
+template <typename Mma>
+__device__ __forceinline__ void gemm(void* C_, int n, int k_bytes) {
+  using Acc = typename Mma::Acc;
+  extern __shared__ uint8_t smem_raw[];
+  __shared__ alignas(8) uint64_t full[kStages], empty[kStages];
+  uint8_t* smem = reinterpret_cast<uint8_t*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + kAlign - 1) & ~static_cast<uintptr_t>(kAlign - 1));
+  const tuned::BlockCoord blk = tuned::raster_block();
+  const int k_tiles = k_bytes / kBlockKBytes;
+  const int wgroup = threadIdx.x / 128;
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      hopper::mbarrier_init(&full[s], 1);                // the producer's arrive.expect_tx
+      hopper::mbarrier_init(&empty[s], kConsumerWarps);  // one arrive per consumer warp
+    }
+    hopper::fence_mbarrier_init();
+    hopper::prefetch_tensormap(&wgmma_tma_a);
+    hopper::prefetch_tensormap(&wgmma_tma_b);
+  }
+  __syncthreads();
+
+  if (wgroup == 0) {
+    hopper::setmaxnreg_dec<kProducerRegs>();
+    if (threadIdx.x == 0) {
+      for (int kt = 0; kt < k_tiles; ++kt) {
+        const int s = kt % kStages;
+        hopper::mbarrier_wait(&empty[s], ((kt / kStages) & 1) ^ 1);  // consumers done with it
+        uint8_t* tile = smem + s * kStageBytes;
+        hopper::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
+        hopper::tma_load_2d(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s]);
+        hopper::tma_load_2d(tile + kTileA, &wgmma_tma_b, kt * kBlockKBytes, blk.n * kBlockN, &full[s]);
+      }
+    }
+  } else {
+    hopper::setmaxnreg_inc<kConsumerRegs>();
+    const int c = wgroup - 1;  // this warpgroup's 64 rows of the block
+    Acc acc[128];  // written first by the wgmma of K tile 0 with scale-d false
+    const uint32_t base = hopper::smem_u32(smem);
+    for (int kt = 0; kt < k_tiles; ++kt) {
+      const int s = kt % kStages;
+      hopper::mbarrier_wait(&full[s], (kt / kStages) & 1);
+      const uint32_t a = base + s * kStageBytes + c * 64 * kBlockKBytes;
+      const uint32_t b = base + s * kStageBytes + kTileA;
+      hopper::wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < kBlockKBytes / kStepBytes; ++ks) {
+        Mma::mma(acc, hopper::desc_k_major_sw128(a + ks * kStepBytes),
+                 hopper::desc_k_major_sw128(b + ks * kStepBytes), kt > 0 || ks > 0);
+      }
+      hopper::wgmma_commit();
+      hopper::wgmma_wait<1>();  // tile kt - 1's wgmma are done: its stage may be refilled
+      if (kt > 0 && threadIdx.x % 32 == 0) hopper::mbarrier_arrive(&empty[(kt - 1) % kStages]);
+    }
+    hopper::wgmma_wait<0>();
+    hopper::fence_operands(acc);
+
+    // Accumulators to C: warp w of the warpgroup holds rows 16w .. 16w + 15 of its 64;
+    // lane l, registers 4j .. 4j + 3: rows l / 4 and l / 4 + 8, columns 8j + 2 (l % 4) + {0, 1}.
+    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    const int64_t row = static_cast<int64_t>(blk.m) * kBlockM + c * 64 + warp * 16 + lane / 4;
+    Acc* out = static_cast<Acc*>(C_) + row * n + static_cast<int64_t>(blk.n) * kBlockN + 2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+      using Acc2 = std::conditional_t<std::is_same_v<Acc, float>, float2, int2>;
+      *reinterpret_cast<Acc2*>(out + 8 * j) = Acc2{acc[4 * j], acc[4 * j + 1]};
+      *reinterpret_cast<Acc2*>(out + 8 * n + 8 * j) = Acc2{acc[4 * j + 2], acc[4 * j + 3]};
+    }
+  }
+}
+
+}  // namespace wg
+
+// The launcher: the study's signature, one block of kThreads per SM (the register cap at
+// entry setmaxnreg needs), dynamic shared memory kSmemBytes; SMEM_BYTES, when given (the
+// registry's tiling.smem_bytes), must equal it: the harness launches with that many bytes.
+#define WGMMA_GEMM_KERNEL(name)                                                                          \
+  static_assert(!(SMEM_BYTES_GIVEN) || wg::kSmemBytes == (SMEM_BYTES_VALUE),                             \
+                #name ": tiling.smem_bytes in the registry differs from the shared memory it lays out"); \
+  extern "C" __global__ void __launch_bounds__(wg::kThreads, 1)                                          \
+      name(const void* __restrict__ A_, const void* __restrict__ B_, void* __restrict__ C_, int M, int N, int K)

@@ -1,0 +1,182 @@
+"""The Hopper-native kernels fp16_wgmma and int8_wgmma (kernels/wgmma_gemm.cuh, sm_90a):
+registry and config, the architecture mapping (sm_90 builds and runs the sm_90a kernels,
+other GPUs skip them), the build (no spills, HGMMA/IGMMA and UTMALDG in the SASS, the
+sm_90a target), the harness's tensor-map shapes and launch (384 threads, tensor maps
+refused for shapes they cannot describe), and, on a GPU of compute capability 9.0, the
+check at every configured N."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from analysis.build import build_kernel, build_target
+from analysis.errors import AnalysisError, ConfigError
+from analysis.harness import TMA_GLOBALS, Tiling, command, tensor_map_shapes
+from analysis.precision import precision_of
+from analysis.workflow import (
+    check_config,
+    kernel_options,
+    kernel_target,
+    skipped_for_arch,
+    tiling_from_config,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+WGMMA = {"fp16_wgmma": r"HGMMA\.64x256x16\.F32", "int8_wgmma": r"IGMMA\.64x256x32\.S8\.S8"}
+
+
+def test_registry_entries():
+    for name in WGMMA:
+        spec = CONFIG["kernels"][name]
+        assert spec["archs"] == ["sm_90a"] and spec["study"] is False and spec["tma"] is True
+        assert "wgmma" in spec["mma"]
+    check_config(CONFIG, REPO / "kernels")
+
+
+@pytest.mark.parametrize("kernel", sorted(WGMMA))
+def test_tiling_gives_384_threads_and_the_sm_90a_target(kernel):
+    t = tiling_from_config(CONFIG, kernel)
+    assert t.threads == 384 and t.producer_warps == 4 and t.arch == "sm_90a"
+    assert t.smem_bytes == t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024 <= 227 * 1024
+    assert t.defines()[-2:] == ["-DPRODUCER_WARPS=4", "-arch=sm_90a"]
+    assert Tiling.parse(t.cli()) == dataclasses.replace(t, arch=None)  # the launch needs no target
+    cmd = command("check-time", "k.cubin", kernel, "fp16", 512, t, **kernel_options(CONFIG["kernels"][kernel]))
+    assert cmd[-1] == "--tma" and len(cmd[cmd.index("--tiling") + 1].split(",")) == 9
+
+
+def test_study_flags_are_unchanged():
+    """No producer warps, no target: the study kernels' defines and --tiling are as before."""
+    for name, spec in CONFIG["kernels"].items():
+        if name not in WGMMA:
+            t = tiling_from_config(CONFIG, name)
+            assert t.arch is None and t.producer_warps == 0 and not any(d.startswith(("-arch", "-DPRODUCER"))
+                                                                       for d in t.defines()), name
+            assert "--tma" not in command("check-time", "k", name, spec["precision"], 512, t,
+                                          **kernel_options(spec))
+
+
+def test_sm_90_builds_and_runs_sm_90a_kernels_others_skip_them():
+    assert kernel_target("sm_90", ["sm_90a"]) == "sm_90a"
+    assert kernel_target("sm_90", ["sm_89", "sm_90"]) == "sm_90"
+    assert kernel_target("sm_89", ["sm_90a"]) is None
+    lines = skipped_for_arch(CONFIG["kernels"], "sm_89")
+    assert len(lines) == 2 and all("\n" not in line and "skipped on this sm_89 GPU" in line for line in lines)
+    assert skipped_for_arch(CONFIG["kernels"], "sm_90") == []
+
+
+def test_build_target_takes_the_specific_form_of_the_configured_arch_only():
+    assert build_target("sm_90", ["-DX=1", "-arch=sm_90a"]) == ("sm_90a", ["-DX=1"])
+    assert build_target("sm_89", ["-DX=1"]) == ("sm_89", ["-DX=1"])
+    with pytest.raises(AnalysisError, match="another architecture"):
+        build_target("sm_89", ["-arch=sm_90a"])
+
+
+def test_config_check_refuses_a_specific_target_beside_others_and_tma_without_its_tile():
+    cfg = copy.deepcopy(CONFIG)
+    cfg["kernels"]["fp16_wgmma"]["archs"] = ["sm_90", "sm_90a"]
+    with pytest.raises(ConfigError, match="must be the kernel's only one"):
+        check_config(cfg, REPO / "kernels")
+    cfg = copy.deepcopy(CONFIG)
+    cfg["kernels"]["int8_wgmma"]["tiling"]["block_k_bytes"] = 64
+    with pytest.raises(ConfigError, match="tma kernels need tiling.block_k_bytes 128"):
+        check_config(cfg, REPO / "kernels")
+
+
+@pytest.mark.parametrize(("change", "dims", "message"), [
+    ({"block_k_bytes": 64}, (512, 512, 512), "K tile must be 128 bytes"),
+    ({}, (512, 384, 512), r"N=384 is not a positive multiple of its tile 256"),
+    ({}, (512, 512, 96), r"K=96 is not a positive multiple"),
+    ({"block_m": 512}, (512, 512, 512), "the A box has 512 rows; a TMA box has 1 to 256"),
+])
+def test_tensor_maps_refuse_shapes_they_cannot_describe(change, dims, message):
+    t = dataclasses.replace(tiling_from_config(CONFIG, "fp16_wgmma"), **change)
+    with pytest.raises(ConfigError, match=message):
+        tensor_map_shapes("fp16_wgmma", precision_of("fp16"), t, *dims)
+
+
+def test_tensor_maps_of_a_good_shape():
+    t = tiling_from_config(CONFIG, "int8_wgmma")
+    a, b = tensor_map_shapes("int8_wgmma", precision_of("int8"), t, 1024, 512, 2048)
+    assert (a.rows, a.row_bytes, a.box_rows, a.box_row_bytes) == (1024, 2048, 128, 128)
+    assert (b.rows, b.row_bytes, b.box_rows, b.box_row_bytes) == (512, 2048, 256, 128)
+    a16, _ = tensor_map_shapes("fp16_wgmma", precision_of("fp16"), tiling_from_config(CONFIG, "fp16_wgmma"),
+                               512, 512, 512)
+    assert a16.row_bytes == 1024  # FP16: two bytes per element of K
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Both kernels built as the build rule builds them where sm_90 is configured."""
+    out = {}
+    tmp = tmp_path_factory.mktemp("wgmma")
+    for name in WGMMA:
+        t = tiling_from_config(CONFIG, name)
+        usage = build_kernel(REPO / "kernels" / f"{name}.cu", name, "sm_90", t.defines(), tmp / f"{name}.cubin",
+                             tmp / f"{name}.json", tmp / f"{name}.sass", tmp / f"{name}.log")
+        out[name] = (usage, (tmp / f"{name}.sass").read_text(), (tmp / f"{name}.log").read_text(),
+                     (tmp / f"{name}.cubin").read_bytes())
+    return out
+
+
+@pytest.mark.parametrize("kernel", sorted(WGMMA))
+def test_builds_for_sm_90a_without_spills_and_issues_gmma_and_tma(built, kernel):
+    """sm_90a, no spills or local memory, the barriers in 48..64 bytes of static shared
+    memory, the warpgroup MMA of its precision (4 per K tile: 128 bytes in 32-byte steps),
+    TMA loads (UTMALDG, one per operand), mbarrier waits, setmaxnreg both ways, and no
+    serialised wgmma (ptxas C7515)."""
+    usage, sass, log, _ = built[kernel]
+    assert usage.arch == "sm_90a" and "-arch=sm_90a" in log
+    assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0
+    assert 0 < usage.shared_bytes <= 64
+    assert len(re.findall(WGMMA[kernel], sass)) == 4
+    assert len(re.findall(r"UTMALDG\.2D", sass)) == 2
+    assert re.search(r"SYNCS\.PHASECHK\.TRANS64", sass) and re.search(r"USETMAXREG\.DEALLOC", sass)
+    assert re.search(r"USETMAXREG\.TRY_ALLOC", sass)
+    assert not re.search(r"\b[HI]MMA\.|\bLDL\b|\bSTL\b", sass)
+    assert "C7515" not in log and "C7508" not in log
+
+
+def test_sm_89_build_is_refused(tmp_path):
+    t = tiling_from_config(CONFIG, "fp16_wgmma")
+    with pytest.raises(AnalysisError, match="another architecture"):
+        build_kernel(REPO / "kernels" / "fp16_wgmma.cu", "fp16_wgmma", "sm_89", t.defines(), tmp_path / "k.cubin",
+                     tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+
+
+def test_globals_hold_the_tensor_maps(built):
+    """The cubins define the globals the harness writes the tensor maps into
+    (cuModuleGetGlobal by these names: unmangled, in the ELF string table)."""
+    for kernel in WGMMA:
+        for name in TMA_GLOBALS:
+            assert b"\0" + name.encode() + b"\0" in built[kernel][3], (kernel, name)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", sorted(WGMMA))
+def test_correct_at_every_size(tmp_path, kernel):
+    """Exact (INT8) or bounded (FP16) at every configured N, on an sm_90 GPU."""
+    from analysis.build import compile_cubin
+    from analysis.gpu import detect_gpu
+    from analysis.harness import GemmRunner
+
+    arch = detect_gpu().arch
+    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
+        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
+    t = tiling_from_config(CONFIG, kernel)
+    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines(), tmp_path / "k.cubin",
+                  tmp_path / "k.json")
+    for n in CONFIG["sizes"]:
+        run = GemmRunner(tmp_path / "k.cubin", kernel, CONFIG["kernels"][kernel]["precision"], t, n, n, n, seed=n,
+                         tma=True)
+        try:
+            chk = run.check()
+        finally:
+            run.close()
+        assert chk.passed, (n, chk)
