@@ -117,7 +117,8 @@ def occupancy_correlation(summary: pd.DataFrame) -> pd.DataFrame:
                          "spearman": spearman(h[OCC], h["throughput"]),
                          "top_occupancy_kernel": h.loc[h[OCC].idxmax(), "kernel"] if len(h) else None,
                          "fastest_kernel": h.loc[h["throughput"].idxmax(), "kernel"] if len(h) else None})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["precision", "n", "points", "spearman", "top_occupancy_kernel",
+                                       "fastest_kernel"])
 
 
 def instruction_ratios(summary: pd.DataFrame, registry: dict) -> pd.DataFrame:
@@ -361,7 +362,7 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           f"{unpack} / {ABLATION_ROOT} speedup {_fmt_range(pd.Series([r['median_ns'] / k['median_ns'] for _, k, r in pairs]))}"
           if pairs else "not measured",
           None if not pairs or len(pairs) < n_common else all(bool(_faster(k, r)) for _, k, r in pairs), note)
-    _library_claims(claim, full, registry, references, largest)
+    _library_claims(claim, full, registry, references)
     return pd.DataFrame(rows, columns=["claim", "test", "measured", "holds", "note"])
 
 
@@ -374,12 +375,13 @@ STUDY_TILING_CEILING = 0.25
 WGMMA_TARGET = 0.90
 
 
-def _library_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.DataFrame | None,
-                    largest: int | None) -> None:
+def _library_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.DataFrame | None) -> None:
     """Claims beyond the study that compare kernels with the library GEMMs of the same run
-    (references.csv): tuned mma.sync kernels (a ``tiling`` of their own in the registry)
-    against the study's tiling, and warpgroup wgmma kernels (``mma`` naming wgmma)."""
+    (references.csv) at the set's largest timed N: tuned mma.sync kernels (a ``tiling`` of
+    their own in the registry) against the study's tiling, and warpgroup wgmma kernels
+    (``mma`` naming wgmma)."""
     t = summary.dropna(subset=["median_ns"])
+    largest = int(t["n"].max()) if len(t) else None
     t = t[t["n"] == largest]
     lib = ({} if references is None else
            {p: references[(references["name"] == name) & (references["n"] == largest)]["rate"]

@@ -278,3 +278,30 @@ def test_markdown_has_every_row(summ, static):
     assert md.count("\n") == len(ks) + 2
     assert (ks["spill_store_bytes"] == 0).all()
     assert ks["duration_median_ns"].notna().all()
+
+
+WGMMA_SET = REPO / "profiles" / f"{DEFAULT_SET}_wgmma"
+
+
+def test_wgmma_against_mma_sync_and_the_library(registry, static):
+    """The _wgmma batch holds no study kernel at all: the study's claims are not judged (and
+    do not fail), and the wgmma row quotes the ratios of timings.csv to references.csv."""
+    from analysis.parse import parse_reports
+    from analysis.setfiles import read_references
+    from analysis.tables import set_table, summary
+
+    got = parse_reports(sorted((WGMMA_SET / "reports").glob("*.ncu-rep.xz")), workers=2)
+    got.raise_errors(WGMMA_SET.name)
+    table = set_table(got.metrics, WGMMA_SET.name, json.loads((WGMMA_SET / "metadata.json").read_text()))
+    timings = pd.read_csv(WGMMA_SET / "timings.csv")
+    summ = summary(table, pd.concat(got.instances, ignore_index=True), timings)
+    refs = read_references(WGMMA_SET / "references.csv")
+    c = study.claims(summ, registry, static, "sm_90", refs).set_index("claim")
+    assert c[~c.index.str.startswith("Beyond the study")]["holds"].isna().all()
+    row = c.loc["Beyond the study: wgmma is needed to approach the library on Hopper"]
+    t = timings.query("n == 8192").set_index("kernel")["throughput"]
+    lib = refs[refs["n"] == 8192].set_index("name")["rate"]
+    r = {k: t[k] / lib["cublas_fp16" if k.startswith("fp16") else "cublaslt_int8"] for k in t.index}
+    for k, v in r.items():
+        assert f"{k} {v:.2f}x" in row["measured"]
+    assert row["holds"] == (r["fp16_wgmma"] >= 0.90 > r["fp16_ptx_tuned"] and r["int8_wgmma"] >= 0.90 > r["int8_ptx_tuned"])
