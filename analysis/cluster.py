@@ -11,6 +11,7 @@ never land in one set.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sys
 from dataclasses import asdict, fields
@@ -23,6 +24,9 @@ from .tools import find_tool, ncu_version
 
 #: Where rule gpu_node writes the description of a partition's nodes.
 NODE_FOLDER = Path("results/gpu/nodes")
+#: What a node description's set and arch must look like (the config schema's patterns).
+SET_NAME = re.compile(r"[A-Za-z0-9._-]+")
+ARCH = re.compile(r"sm_[0-9]+a?")
 
 
 def describe_node(suffix: str = "", ncu: str | None = None) -> dict:
@@ -58,12 +62,20 @@ def read_node(path: str | Path) -> tuple[GpuInfo, str]:
     again = "delete it and run the gpu_node target again"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        gpu = GpuInfo(**{f.name: str(data["gpu"][f.name]) for f in fields(GpuInfo)})
-        set_name = str(data["set"])
     except (OSError, ValueError) as exc:
         raise AnalysisError(f"{path}: not a node description ({exc}); {again}") from None
-    except (KeyError, TypeError) as exc:
+    if not isinstance(data, dict) or not isinstance(data.get("gpu"), dict):
+        raise AnalysisError(f"{path}: not a node description (an object with an object 'gpu' expected); {again}")
+    try:
+        gpu = GpuInfo(**{f.name: str(data["gpu"][f.name]) for f in fields(GpuInfo)})
+        set_name = str(data["set"])
+    except KeyError as exc:
         raise AnalysisError(f"{path}: node description without field {exc}; {again}") from None
+    if not SET_NAME.fullmatch(set_name) or set_name == "default":
+        raise AnalysisError(f"{path}: set {set_name!r} is not a profile-set name (letters, digits, '.', '_', '-'; "
+                            f"not 'default'); {again}")
+    if not ARCH.fullmatch(gpu.arch):
+        raise AnalysisError(f"{path}: arch {gpu.arch!r} is not an nvcc target like sm_90; {again}")
     return gpu, set_name
 
 
@@ -97,7 +109,9 @@ def check_node(expected_set: str, suffix: str = "", ncu: str | None = None) -> d
     if node["set"] != expected_set:
         raise AnalysisError(f"node {node['host']}: its GPU, driver and ncu make profile set {node['set']!r}, "
                             f"but this job writes to {expected_set!r}: the partition holds nodes of more than "
-                            "one kind; give a partition (or constraint) of one kind of GPU node")
+                            "one kind (give a partition of one kind of GPU node), or its nodes changed since "
+                            "the description was written (driver or ncu upgrade: delete "
+                            "results/gpu/nodes/<partition>.json and run again)")
     return node
 
 
@@ -106,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     before a GPU job (``--expect SET``)."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m analysis.cluster", description=main.__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m analysis.cluster",
+                                 description="Describe this GPU node (rule gpu_node) or check it before a GPU job.")
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--describe", type=Path, metavar="JSON", help="write this node's description here")
     what.add_argument("--expect", metavar="SET", help="fail unless this node makes profile set SET")

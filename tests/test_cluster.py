@@ -29,8 +29,14 @@ def test_partition_without_description_gets_a_note_not_an_error(tmp_path):
     assert local is None and "a100.json not written yet" in note and "gpu_node" in note
 
 
-@pytest.mark.parametrize("text, cause", [("", "not a node description"), ("[1, 2]", "without field"),
-                                         ('{"gpu": {"name": "x"}, "set": "s"}', "without field 'cc'")])
+@pytest.mark.parametrize("text, cause", [
+    ("", "not a node description"), ("[1, 2]", "an object with an object 'gpu' expected"),
+    ('{"gpu": [], "set": "x"}', "an object with an object 'gpu' expected"),
+    ('{"gpu": {"name": "x"}, "set": "s"}', "without field 'cc'"),
+    (json.dumps({**H100, "set": "h100/sub"}), "set 'h100/sub' is not a profile-set name"),
+    (json.dumps({**H100, "set": ""}), "set '' is not a profile-set name"),
+    (json.dumps({**H100, "set": "default"}), "not 'default'"),
+    (json.dumps({**H100, "gpu": {**H100["gpu"], "arch": "sm_xx"}}), "arch 'sm_xx' is not an nvcc target")])
 def test_broken_description_names_the_file_and_the_fix(tmp_path, text, cause):
     path = tmp_path / "gpu.json"
     path.write_text(text)

@@ -134,3 +134,22 @@ def test_a_cluster_that_cannot_start_shows_the_daemon_logs(tmp_path):
     (tmp_path / "slurmd.log").write_text("error: something\n")
     text = logs(tmp_path)
     assert "slurmd.log\nerror: something" in text and "munged.log\n(no log)" in text
+
+
+@pytest.mark.parametrize("config, node_arch, message", [
+    (["gpu=off", "gpu_partition=main"], None, "gpu=off and gpu_partition given"),
+    (["gpu_partition=main"], "sm_80", "(sm_80, profile set h100-80gb-hbm3_570.86.15_ncu2025.1.0) runs no kernel"),
+])
+def test_cluster_configs_that_cannot_work_are_refused_before_any_job(workdir, config, node_arch, message):
+    """No cluster needed: the plan itself is refused, naming the cause."""
+    if node_arch:
+        node = workdir / "results" / "gpu" / "nodes" / "main.json"
+        node.parent.mkdir(parents=True)
+        node.write_text('{"host": "gpu01", "gpu": {"name": "NVIDIA H100 80GB HBM3", "cc": "8.0", '
+                        f'"arch": "{node_arch}", "driver": "570.86.15", "cuda_driver": "12.8"}}, '
+                        '"ncu_version": "2025.1.0", "set": "h100-80gb-hbm3_570.86.15_ncu2025.1.0"}')
+    exe = Path(sys.executable).with_name("snakemake")
+    proc = subprocess.run([str(exe), "-n", "--cores", "1", "--config", *config], cwd=workdir, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert proc.returncode != 0 and message in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-2000:]
+

@@ -47,6 +47,8 @@ if _build_note:
 # The GPU whose profile set this run writes: this machine's, or on a cluster (config
 # gpu_partition) the one a job on that partition described (rule gpu_node, analysis.cluster).
 GPU_PARTITION = config.get("gpu_partition") or None
+if GPU_PARTITION and config.get("gpu") == "off":
+    raise ConfigError("config: gpu=off and gpu_partition given; drop one (gpu=off never checks, times or profiles)")
 GPU, _gpu_note = node_gpu(config) if GPU_PARTITION else local_gpu(config)
 if _gpu_note:
     logger.warning(_gpu_note)
@@ -120,6 +122,12 @@ def gpu_kernels():
     chosen = config.get("profile_kernels") or KERNELS
     return [k for k, spec in KERNELS.items()
             if GPU and kernel_target(GPU.info.arch, spec["archs"]) and k in chosen]
+
+
+if GPU and not gpu_kernels():
+    raise ConfigError(f"{GPU.info.name} ({GPU.info.arch}, profile set {GPU_SET}) runs no kernel of config kernels"
+                      f"{' in profile_kernels' if config.get('profile_kernels') else ''}: add {GPU.info.arch} to a "
+                      "kernel's archs if the kernel supports it, or run with --config gpu=off")
 
 
 def reports_of(set_name):
