@@ -391,39 +391,37 @@ def _library_claims(claim, summary: pd.DataFrame, registry: dict, references: pd
         rows = t[(t["precision"] == prec) & t["kernel"].isin(kinds)]
         return None if rows.empty else rows.loc[rows["throughput"].idxmax()]
 
+    def against_library(new: set[str], old: set[str], what: str, judge) -> tuple[str, bool | None]:
+        """(measured, holds) of 'the fastest of ``new`` against the fastest of ``old``', each
+        as a ratio to the precision's library GEMM, judged per precision by
+        ``judge(prec, new_ratio, old_ratio)``; holds is None unless both precisions were measured."""
+        parts, verdicts = [], []
+        for prec in TUNED_TARGET:
+            b_new, b_old, rate = best(new, prec), best(old, prec), lib.get(prec)
+            if b_new is None or b_old is None or rate is None or rate.empty:
+                parts.append(f"{prec}: not measured (needs {what} and {LIBRARY[prec]})")
+                continue
+            r_new, r_old = b_new["throughput"] / rate.iloc[0], b_old["throughput"] / rate.iloc[0]
+            parts.append(f"{prec}: {b_new['kernel']} {r_new:.2f}x, {b_old['kernel']} {r_old:.2f}x {LIBRARY[prec]}")
+            verdicts.append(judge(prec, r_new, r_old))
+        return "; ".join(parts), None if len(verdicts) < len(TUNED_TARGET) else all(verdicts)
+
     tuned = {k for k, spec in registry.items() if "tiling" in spec and "wgmma" not in spec["mma"]}
     study_tiling = {k for k, spec in registry.items()
                     if "tiling" not in spec and "wmma" not in spec["mma"] and "mma" in spec["mma"]}
     wgmma = {k for k, spec in registry.items() if "wgmma" in spec["mma"]}
-    parts, verdicts = [], []
-    for prec, target in TUNED_TARGET.items():
-        b_t, b_s, rate = best(tuned, prec), best(study_tiling, prec), lib.get(prec)
-        if b_t is None or b_s is None or rate is None or rate.empty:
-            parts.append(f"{prec}: not measured (needs a tuned and a study-tiling mma.sync kernel and {LIBRARY[prec]})")
-            continue
-        rt, rs = b_t["throughput"] / rate.iloc[0], b_s["throughput"] / rate.iloc[0]
-        parts.append(f"{prec}: {b_t['kernel']} {rt:.2f}x, {b_s['kernel']} {rs:.2f}x {LIBRARY[prec]}")
-        verdicts.append(rt >= target and rs <= STUDY_TILING_CEILING)
+    source = "library GEMMs: references.csv of this set (measured in the same run)"
     claim("Beyond the study: tuned mma.sync closes part of the gap to the library, the study's tiling none of it",
           f"at N={largest}, the fastest tuned mma.sync kernel / library GEMM of the same run >= "
           + ", ".join(f"{v:.2f} ({p})" for p, v in TUNED_TARGET.items())
           + f" while the fastest study-tiling mma.sync kernel stays <= {STUDY_TILING_CEILING:.2f}",
-          "; ".join(parts), None if len(verdicts) < len(TUNED_TARGET) else all(verdicts),
-          "library GEMMs: references.csv of this set (measured in the same run)")
-    parts, verdicts = [], []
-    for prec in TUNED_TARGET:
-        b_w, b_m, rate = best(wgmma, prec), best(tuned | study_tiling, prec), lib.get(prec)
-        if b_w is None or b_m is None or rate is None or rate.empty:
-            parts.append(f"{prec}: not measured (needs a wgmma and an mma.sync kernel and {LIBRARY[prec]})")
-            continue
-        rw, rm = b_w["throughput"] / rate.iloc[0], b_m["throughput"] / rate.iloc[0]
-        parts.append(f"{prec}: {b_w['kernel']} {rw:.2f}x, {b_m['kernel']} {rm:.2f}x {LIBRARY[prec]}")
-        verdicts.append(rw >= WGMMA_TARGET > rm)
+          *against_library(tuned, study_tiling, "a tuned and a study-tiling mma.sync kernel",
+                           lambda prec, rt, rs: rt >= TUNED_TARGET[prec] and rs <= STUDY_TILING_CEILING), source)
     claim("Beyond the study: wgmma is needed to approach the library on Hopper",
           f"at N={largest}, the fastest wgmma kernel / library GEMM >= {WGMMA_TARGET:.2f} and no mma.sync "
           "kernel reaches it, for FP16 and INT8",
-          "; ".join(parts), None if len(verdicts) < len(TUNED_TARGET) else all(verdicts),
-          "library GEMMs: references.csv of this set (measured in the same run)")
+          *against_library(wgmma, tuned | study_tiling, "a wgmma and an mma.sync kernel",
+                           lambda prec, rw, rm: rw >= WGMMA_TARGET > rm), source)
 
 
 def to_markdown(df: pd.DataFrame) -> str:

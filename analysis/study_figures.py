@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from .figures import OKABE_ITO, STYLE, _legend_below, _metric_note, _n_axis, kernel_styles, panel_groups
+from .study import LIBRARY
 
 UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
-LIBRARY = {"fp16": "cublas_fp16", "int8": "cublaslt_int8"}
 
 
 def _ratio_lines(ax, df: pd.DataFrame, column: str, styles: dict, label=lambda kernel, g: kernel) -> None:
