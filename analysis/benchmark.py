@@ -172,7 +172,113 @@ def render(res: dict, commit: str, before: str) -> str:
     return "\n".join(lines) + before
 
 
+#: Rules whose jobs hold the GPU (``resources: gpu=1``, one at a time): their summed
+#: benchmark seconds are the time the GPU suite keeps the GPU busy.
+GPU_RULES = ["check_time", "profile", "profile_repeat", "references", "set_metadata"]
+#: CPU rules of a GPU run shown beside them (they overlap the GPU jobs under --cores N).
+GPU_RUN_CPU_RULES = ["build", "build_ceilings", "compress_report"]
+GPU_RUNS = REPO / "docs" / "gpu-runs"
+
+
+def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str) -> Path:
+    """Keep what a GPU run's ``benchmarks/`` folder says of its GPU and build jobs as
+    ``docs/gpu-runs/{name}.csv`` (rule, job, seconds: the ``s`` column of each job's
+    benchmark file, i.e. its wall time) and ``{name}.json`` (wall time of the whole run in
+    seconds, its command, a note). Returns the CSV's path.
+
+    Raises:
+        FileNotFoundError: ``run`` has no benchmark file of a GPU rule (names the folder).
+    """
+    import json
+
+    rows = []
+    for rule in GPU_RULES + GPU_RUN_CPU_RULES:
+        for tsv in sorted((run / "benchmarks" / rule).rglob("*.tsv")):
+            with open(tsv, encoding="utf-8") as fh:
+                last = list(csv.DictReader(fh, delimiter="\t"))[-1]
+            rows.append((rule, tsv.relative_to(run / "benchmarks" / rule).with_suffix("").as_posix(), float(last["s"])))
+    if not any(r[0] in GPU_RULES for r in rows):
+        raise FileNotFoundError(f"{run}/benchmarks: no benchmark file of a GPU rule ({', '.join(GPU_RULES)})")
+    GPU_RUNS.mkdir(parents=True, exist_ok=True)
+    out = GPU_RUNS / f"{name}.csv"
+    with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["rule", "job", "seconds"])
+        w.writerows(rows)
+    with atomic_path(GPU_RUNS / f"{name}.json") as tmp:
+        tmp.write_text(json.dumps({"wall_s": wall_s, "command": command, "note": note}, indent=2) + "\n",
+                       encoding="utf-8")
+    return out
+
+
+def render_gpu(runs: Path = GPU_RUNS) -> str:
+    """The Markdown of docs/gpu-benchmarks.md from every run kept by :func:`collect_gpu_run`:
+    per run, jobs and seconds per rule, the GPU's busy time (sum over :data:`GPU_RULES`)
+    and what it comes to per kernel and per profiled report."""
+    import json
+
+    lines = ["# GPU suite benchmarks", "",
+             "Written by `python -m analysis.benchmark gpu` from the runs kept in `docs/gpu-runs/` (each",
+             "collected from a GPU run's `benchmarks/` folder with `python -m analysis.benchmark gpu --collect`).",
+             "GPU jobs hold `resources: gpu=1` and never overlap, so the sum of their wall times is the",
+             "time the suite keeps the GPU busy; builds and report compression run beside them on the CPU.", ""]
+    for meta_path in sorted(runs.glob("*.json")):
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        with open(meta_path.with_suffix(".csv"), encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+        by_rule: dict[str, list[float]] = {}
+        for r in rows:
+            by_rule.setdefault(r["rule"], []).append(float(r["seconds"]))
+        busy = sum(sum(v) for k, v in by_rule.items() if k in GPU_RULES)
+        kernels = {re.sub(r"_n\d+(_r\d+)?$", "", r["job"].split("/")[-1]) for r in rows
+                   if r["rule"] in ("check_time", "profile")}
+        reports = len(by_rule.get("profile", [])) + len(by_rule.get("profile_repeat", []))
+        lines += [f"## {meta_path.stem}", "", f"`{meta['command']}`", "", meta["note"], "",
+                  f"Whole run: {meta['wall_s']:.0f} s of wall time. GPU busy: {busy:.0f} s "
+                  f"({busy / 60:.1f} min) for {len(kernels)} kernels and {reports} profiled reports.", "",
+                  "| rule | jobs | seconds | seconds per job |", "| --- | --- | --- | --- |"]
+        for rule in GPU_RULES + GPU_RUN_CPU_RULES:
+            if rule in by_rule:
+                v = by_rule[rule]
+                lines.append(f"| {rule}{' (GPU)' if rule in GPU_RULES else ''} | {len(v)} | {sum(v):.1f} | "
+                             f"{sum(v) / len(v):.2f} |")
+        prof: dict[str, list[float]] = {}
+        for r in rows:
+            if r["rule"] == "profile":
+                prof.setdefault(r["job"].rsplit("_n", 1)[1], []).append(float(r["seconds"]))
+        if prof:
+            lines += ["", "`ncu --set full` profile jobs by N (mean seconds per job): "
+                      + ", ".join(f"N = {n}: {sum(v) / len(v):.1f} s" for n, v in
+                                  sorted(prof.items(), key=lambda kv: int(kv[0]))) + "."]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def gpu_main(argv: list[str]) -> int:
+    """``python -m analysis.benchmark gpu [--collect RUN --name NAME --wall S --command C --note N]``."""
+    ap = argparse.ArgumentParser(prog="python -m analysis.benchmark gpu",
+                                 description="keep a GPU run's job times, and write docs/gpu-benchmarks.md")
+    ap.add_argument("--collect", type=Path, help="a GPU run's root folder (with benchmarks/)")
+    ap.add_argument("--name", help="name of the kept run (docs/gpu-runs/NAME.csv)")
+    ap.add_argument("--wall", type=float, help="wall time of the whole run, seconds")
+    ap.add_argument("--command", default="", help="the command the run was")
+    ap.add_argument("--note", default="", help="what the run was and how it ended")
+    ap.add_argument("--out", type=Path, default=REPO / "docs" / "gpu-benchmarks.md")
+    args = ap.parse_args(argv)
+    if args.collect:
+        if not args.name or args.wall is None:
+            ap.error("--collect needs --name and --wall")
+        collect_gpu_run(args.collect, args.name, args.wall, args.command, args.note)
+    with atomic_path(args.out) as tmp:
+        tmp.write_text(render_gpu(), encoding="utf-8")
+    print(args.out.read_text(encoding="utf-8"))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["gpu"]:
+        return gpu_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m analysis.benchmark", description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "benchmarks.md")
     ap.add_argument("--no-pytest", action="store_true", help="skip the pytest timing")

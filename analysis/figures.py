@@ -48,10 +48,21 @@ def _missing_note(fig, ax, missing: list[str], figure: str) -> None:
 
 
 def save(fig, png: str | Path, pdf: str | Path) -> None:
-    """Write a figure as PNG and PDF (fixed metadata, so reruns give the same bytes), atomically."""
+    """Write a figure as PNG (at ``STYLE["savefig.dpi"]``, 200 dpi) and PDF, atomically, with
+    fixed metadata (no dates or versions), so reruns give the same bytes.
+
+    The layout is computed once: constrained layout at the PNG's dpi, then frozen, and the
+    tight bounding box (padded by ``savefig.pad_inches``) passed to both files. With
+    ``bbox_inches="tight"`` matplotlib draws each file twice and runs the layout engine on
+    every draw; the pixels are the same (docs/benchmarks.md, "figures").
+    """
+    fig.set_dpi(STYLE["savefig.dpi"])
+    fig.draw_without_rendering()  # runs the layout engine once
+    fig.set_layout_engine("none")
+    bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])
     for path, meta in ((png, {"Software": None}), (pdf, {"CreationDate": None, "Producer": None, "Creator": None})):
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=Path(path).suffix[1:], metadata=meta, bbox_inches="tight")
+            fig.savefig(tmp, format=Path(path).suffix[1:], metadata=meta, dpi=STYLE["savefig.dpi"], bbox_inches=bbox)
     plt.close(fig)
 
 

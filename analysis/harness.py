@@ -22,6 +22,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -693,14 +694,16 @@ def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     return chk
 
 
-def command(mode: str, cubin: Path | str, kernel: str, precision: str, n: int | str, tiling: Tiling,
-            **options: object) -> list[str]:
-    """The harness command line (``python -m analysis.harness ...``) for one kernel and N;
-    ``options`` become ``--name value`` with ``_`` in names as ``-`` (e.g. warmups=3,
+def command(mode: str, cubin: Path | str, kernel: str, precision: str, n: int | str | Sequence[int | str],
+            tiling: Tiling, **options: object) -> list[str]:
+    """The harness command line (``python -m analysis.harness ...``) for one kernel and one
+    N, or several (check-time mode: one process checks and times them in turn, writing one
+    record per N to ``out`` with ``{n}`` replaced); ``options`` become ``--name value`` with ``_`` in names as ``-`` (e.g. warmups=3,
     out=path, b_layout="row"); options whose value is None or False are left out, and one
     whose value is True is a bare flag (tma=True: ``--tma``)."""
     cmd = [sys.executable, "-m", "analysis.harness", mode, "--cubin", str(cubin), "--kernel", kernel,
-           "--precision", precision, "--n", str(n), "--tiling", tiling.cli()]
+           "--precision", precision, "--n", *(str(v) for v in ([n] if isinstance(n, (int, str)) else n)),
+           "--tiling", tiling.cli()]
     for name, value in options.items():
         if value is True:
             cmd.append(f"--{name.replace('_', '-')}")
@@ -715,13 +718,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cubin", type=Path, required=True)
     p.add_argument("--kernel", required=True)
     p.add_argument("--precision", required=True, choices=["fp16", "int8", "int4"])
-    p.add_argument("--n", type=int, required=True)
+    p.add_argument("--n", type=int, nargs="+", required=True,
+                   help="M = N = K; check-time takes several (one record each, --out with {n})")
     p.add_argument("--tiling", default="64,32,64,4,2,2",
                    help="block_m,block_n,block_k_bytes,warps_m,warps_n,stages[,raster,smem_bytes[,producer_warps]]")
     p.add_argument("--warmups", type=int, default=10)
     p.add_argument("--repeats", type=int, default=50)
     p.add_argument("--seed", type=int, default=None, help="default: fresh from os.urandom")
-    p.add_argument("--out", type=Path, help="JSON record (check-time mode)")
+    p.add_argument("--out", help="JSON record (check-time mode); {n} in it is replaced by N")
     p.add_argument("--accumulator", choices=[a for a in ACCUMULATORS if a],
                    help="f16: the kernel accumulates in FP16 (default: the precision's own)")
     p.add_argument("--b-layout", choices=B_LAYOUTS, default="col",
@@ -733,23 +737,30 @@ def main(argv: list[str] | None = None) -> int:
         tiling = Tiling.parse(args.tiling)
     except ConfigError as exc:
         p.error(str(exc))
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
-    t0 = time.perf_counter()
+    if args.mode == "profile" and len(args.n) != 1:
+        p.error("profile mode takes one --n (ncu keeps one launch per report)")
+    if len(args.n) > 1 and args.out and "{n}" not in args.out:
+        p.error("with several --n, --out must contain {n} (one record per N)")
     try:
-        if args.mode == "check-time":
-            rec = check_and_time(args.cubin, args.kernel, args.precision, args.n, tiling,
-                                 args.warmups, args.repeats, seed, accumulator=args.accumulator,
-                                 b_layout=args.b_layout, tma=args.tma)
-            rec["tiling"] = asdict(tiling)
-            if args.out:
-                write_json(args.out, rec)
-            print(f"{args.kernel} N={args.n}: check passed (max |C-ref| {rec['check']['max_abs_error']:g}), "
-                  f"median {rec['median_ns'] / 1e3:.2f} us over {rec['repeats']}, "
-                  f"{rec['throughput']:.2f} {rec['throughput_unit']} [{time.perf_counter() - t0:.1f} s]")
-        else:
-            chk = profile_target(args.cubin, args.kernel, args.precision, args.n, tiling, args.warmups, seed,
-                                 accumulator=args.accumulator, b_layout=args.b_layout, tma=args.tma)
-            print(f"{args.kernel} N={args.n}: profiled launch checked, max |C-ref| {chk.max_abs_error:g}")
+        for n in args.n:
+            # a fresh seed per N unless one is given (then every N uses it)
+            seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
+            t0 = time.perf_counter()
+            if args.mode == "check-time":
+                rec = check_and_time(args.cubin, args.kernel, args.precision, n, tiling,
+                                     args.warmups, args.repeats, seed, accumulator=args.accumulator,
+                                     b_layout=args.b_layout, tma=args.tma)
+                rec["tiling"] = asdict(tiling)
+                if args.out:
+                    write_json(Path(args.out.replace("{n}", str(n))), rec)
+                print(f"{args.kernel} N={n}: check passed (max |C-ref| {rec['check']['max_abs_error']:g}), "
+                      f"median {rec['median_ns'] / 1e3:.2f} us over {rec['repeats']}, "
+                      f"{rec['throughput']:.2f} {rec['throughput_unit']} [{time.perf_counter() - t0:.1f} s]",
+                      flush=True)
+            else:
+                chk = profile_target(args.cubin, args.kernel, args.precision, n, tiling, args.warmups, seed,
+                                     accumulator=args.accumulator, b_layout=args.b_layout, tma=args.tma)
+                print(f"{args.kernel} N={n}: profiled launch checked, max |C-ref| {chk.max_abs_error:g}")
     except (CheckFailedError, ConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

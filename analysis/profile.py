@@ -58,13 +58,16 @@ def ncu_command(ncu: Path, section_set: str, kernel: str, warmups: int, out_base
 
 
 def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
-                   report_xz: Path, *, section_set: str = "full", warmups: int = 3,
+                   report: Path, *, section_set: str = "full", warmups: int = 3,
                    ncu: str | None = None, options: dict | None = None) -> None:
-    """Profile one kernel at M = N = K = n and write ``report_xz`` (xz, preset 9).
-    ``options``: the kernel's further harness options (accumulator, b_layout).
+    """Profile one kernel at M = N = K = n and write ``report``: xz-compressed (preset 9)
+    when its name ends in ``.xz``, else the plain ``.ncu-rep`` (the workflow compresses
+    those in a CPU job of their own, :func:`compress_report`, so that the GPU is free for
+    the next profile meanwhile). ``options``: the kernel's further harness options
+    (accumulator, b_layout).
 
     The report appears only after ncu succeeded, the profiled launch passed its check
-    and the compressed file is complete (temporary name, then rename).
+    and the file is complete (temporary name, then rename).
 
     Raises:
         ToolNotFoundError: ncu is missing; AnalysisError: ncu or the check failed (the
@@ -86,11 +89,28 @@ def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
         plain = base.with_suffix(".ncu-rep")
         if proc.returncode != 0 or not plain.exists():
             raise AnalysisError(f"{kernel} N={n}: ncu exited with {proc.returncode}:\n{ncu_failure(out)}")
-        with atomic_path(report_xz) as tmp:
-            with open(plain, "rb") as src, lzma.open(tmp, "wb", preset=9) as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
+        if Path(report).suffix == ".xz":
+            compress_report(plain, Path(report))
+        else:
+            with atomic_path(report) as tmp:
+                shutil.move(plain, tmp)
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def compress_report(plain: Path, report_xz: Path) -> None:
+    """Write ``plain`` (a ``.ncu-rep``) xz-compressed (preset 9, CRC64) to ``report_xz``,
+    atomically; ``plain`` is left in place.
+
+    Raises:
+        AnalysisError: ``plain`` does not exist or is empty (names the file).
+    """
+    plain = Path(plain)
+    if not plain.is_file() or plain.stat().st_size == 0:
+        raise AnalysisError(f"{plain}: no report to compress (missing or empty); profile the kernel again")
+    with atomic_path(report_xz) as tmp:
+        with open(plain, "rb") as src, lzma.open(tmp, "wb", preset=9) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
 
 
 def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, *,
@@ -117,3 +137,26 @@ def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, 
     write_json(path, meta)
     return meta
 
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m analysis.profile compress PLAIN XZ`` (the workflow's compress_report job)."""
+    import argparse
+    import sys
+
+    p = argparse.ArgumentParser(prog="python -m analysis.profile", description="Compress a profiled report.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("compress", help="write PLAIN xz-compressed to XZ (atomically)")
+    c.add_argument("plain", type=Path)
+    c.add_argument("xz", type=Path)
+    args = p.parse_args(argv)
+    try:
+        compress_report(args.plain, args.xz)
+    except AnalysisError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

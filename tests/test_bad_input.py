@@ -251,6 +251,27 @@ def test_failed_profile_leaves_no_report(tmp_path):
     assert not out.exists() and not list(tmp_path.glob(".int8_wmma*"))
 
 
+
+def test_compressed_report_reads_as_the_plain_one(tmp_path):
+    """The compress_report job's xz file holds the plain report byte for byte, and reads
+    to the same table; a missing or empty plain report is refused naming the file."""
+    from analysis.ncu import load_report
+    from analysis.profile import compress_report
+
+    plain = tmp_path / "add_n1024.ncu-rep"
+    plain.write_bytes(lzma.decompress((REPO / "tests" / "data" / "add_n1024.ncu-rep.xz").read_bytes()))
+    out = tmp_path / "set" / "add_n1024.ncu-rep.xz"
+    compress_report(plain, out)
+    assert lzma.decompress(out.read_bytes()) == plain.read_bytes()
+    pd.testing.assert_frame_equal(load_report(out).drop(columns="report"), load_report(plain).drop(columns="report"))
+    empty = tmp_path / "empty_n512.ncu-rep"
+    empty.write_bytes(b"")
+    for bad in (empty, tmp_path / "absent_n512.ncu-rep"):
+        with pytest.raises(AnalysisError, match=bad.name):
+            compress_report(bad, tmp_path / f"{bad.name}.xz")
+        assert not (tmp_path / f"{bad.name}.xz").exists()
+
+
 # ---- configuration ---------------------------------------------------------------------
 
 @pytest.fixture()

@@ -114,6 +114,33 @@ def test_command_carries_kernel_options():
     assert cmd[-2:] == ["--b-layout", "row"] and "--accumulator" not in cmd
 
 
+def test_several_n_need_a_record_per_n_and_profile_takes_one():
+    """check-time over several N writes one record per N ({n} in --out); ncu keeps one
+    launch per report, so profile mode refuses several. Refused before any GPU work."""
+    from analysis.harness import command
+
+    cmd = command("check-time", "k.cubin", "int8_wmma", "int8", [512, 1024], Tiling(), out="r_n{n}.json")
+    assert cmd[cmd.index("--n") + 1: cmd.index("--n") + 3] == ["512", "1024"]
+    for mode, out, why in (("check-time", ["--out", "r.json"], "--out must contain {n}"),
+                           ("profile", [], "profile mode takes one --n")):
+        proc = subprocess.run([sys.executable, "-m", "analysis.harness", mode, "--cubin", "absent.cubin",
+                               "--kernel", "int8_wmma", "--precision", "int8", "--n", "512", "1024", *out],
+                              capture_output=True, text=True, cwd=REPO)
+        assert proc.returncode == 2 and why in proc.stderr
+
+
+@pytest.mark.gpu
+def test_one_process_checks_every_n(gpu_cubins, tmp_path):
+    """The workflow's check_time job: several N in one process, one record per N."""
+    subprocess.run([sys.executable, "-m", "analysis.harness", "check-time", "--cubin",
+                    str(gpu_cubins / "int8_wmma.cubin"), "--kernel", "int8_wmma", "--precision", "int8",
+                    "--n", "512", "1024", "--repeats", "5", "--out", str(tmp_path / "r_n{n}.json")],
+                   check=True, cwd=REPO)
+    recs = {n: json.loads((tmp_path / f"r_n{n}.json").read_text()) for n in (512, 1024)}
+    assert {n: r["n"] for n, r in recs.items()} == {512: 512, 1024: 1024}
+    assert all(r["check"]["max_abs_error"] == 0 and r["repeats"] == 5 for r in recs.values())
+
+
 def test_unwritten_output_fails():
     p = PRECISIONS["fp16"]
     _, _, a, b = make_inputs(p, 64, 32, 64, np.random.default_rng(4))

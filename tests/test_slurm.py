@@ -124,7 +124,7 @@ def test_gpu_rules_of_a_described_node_ask_for_a_gpu(cluster, workdir):
     assert "--gpus=1" in calls["check_time"] and re.search(r"(-p|--partition)[ =]'?main", calls["check_time"])
     assert (workdir / "results" / "build" / "sm_90" / "int8_wmma.cubin").exists()
     assert len(list((workdir / ".snakemake" / "slurm_logs" / "rule_check_time").rglob("*.log"))) == 1
-    log = workdir / "logs" / "check_time" / "h100-80gb-hbm3_570.86.15_ncu2025.1.0" / "int8_wmma_n512.log"
+    log = workdir / "logs" / "check_time" / "h100-80gb-hbm3_570.86.15_ncu2025.1.0" / "int8_wmma.log"
     assert "no NVIDIA GPU with a working driver" in log.read_text()
     assert not (workdir / target).exists()
 

@@ -107,10 +107,11 @@ def figure_outputs(folder, names):
     return out
 
 
-def harness_cmd(wildcards, input, **options):
-    """Shell form of the harness command for a rule's kernel and N (analysis.harness.command)."""
+def harness_cmd(wildcards, input, sizes=None, **options):
+    """Shell form of the harness command for a rule's kernel and N, or for ``sizes``
+    (several N in one process; analysis.harness.command)."""
     return shlex.join(harness_command("check-time", input.cubin, wildcards.kernel,
-                                      KERNELS[wildcards.kernel]["precision"], wildcards.n,
+                                      KERNELS[wildcards.kernel]["precision"], sizes or wildcards.n,
                                       tiling_from_config(config, wildcards.kernel),
                                       **kernel_options(KERNELS[wildcards.kernel]), **options))
 

@@ -26,22 +26,25 @@ if GPU_PARTITION:
 
 if GPU_SET:
 
+    # One job per kernel checks and times it at every N in one process: one interpreter
+    # start and CUDA context instead of one per N (docs/benchmarks.md, "GPU suite").
     rule check_time:
         input:
             cubin=f"results/build/{GPU.info.arch}/{{kernel}}.cubin",
         output:
-            record="results/gpu/{set}/check/{kernel}_n{n}.json",
+            records=expand("results/gpu/{{set}}/check/{{kernel}}_n{n}.json", n=SIZES),
         wildcard_constraints:
             set=re.escape(GPU_SET),
         params:
-            cmd=lambda w, input, output: harness_cmd(w, input, warmups=config["timing"]["warmups"],
-                                                     repeats=config["timing"]["repeats"], out=output.record),
+            cmd=lambda w, input: harness_cmd(w, input, sizes=SIZES, warmups=config["timing"]["warmups"],
+                                             repeats=config["timing"]["repeats"],
+                                             out=f"results/gpu/{w.set}/check/{w.kernel}_n{{n}}.json"),
         resources:
             **GPU_RESOURCES,
         log:
-            "logs/check_time/{set}/{kernel}_n{n}.log",
+            "logs/check_time/{set}/{kernel}.log",
         benchmark:
-            "benchmarks/check_time/{set}/{kernel}_n{n}.tsv"
+            "benchmarks/check_time/{set}/{kernel}.tsv"
         shell:
             "({NODE_CHECK}{params.cmd}) > {log} 2>&1"
 
@@ -50,7 +53,7 @@ if GPU_SET:
             cubin=f"results/build/{GPU.info.arch}/{{kernel}}.cubin",
             checked="results/gpu/{set}/check/{kernel}_n{n}.json",
         output:
-            report="profiles/{set}/reports/{kernel}_n{n}.ncu-rep.xz",
+            report=temp("results/gpu/{set}/plain/{kernel}_n{n}.ncu-rep"),
         wildcard_constraints:
             set=re.escape(GPU_SET),
         params:
@@ -74,11 +77,27 @@ if GPU_SET:
     # Repeats of a profile (config profile.repeats > 1), for the run-to-run noise floor.
     use rule profile as profile_repeat with:
         output:
-            report="profiles/{set}/reports/{kernel}_n{n}_r{r}.ncu-rep.xz",
+            report=temp("results/gpu/{set}/plain/{kernel}_n{n}_r{r}.ncu-rep"),
         log:
             "logs/profile/{set}/{kernel}_n{n}_r{r}.log",
         benchmark:
             "benchmarks/profile/{set}/{kernel}_n{n}_r{r}.tsv"
+
+    # xz (preset 9) takes 0.3-0.7 s per report: a CPU job, run while the GPU profiles the
+    # next kernel, instead of inside the GPU job (docs/benchmarks.md, "GPU suite").
+    rule compress_report:
+        input:
+            plain="results/gpu/{set}/plain/{stem}.ncu-rep",
+        output:
+            report="profiles/{set}/reports/{stem}.ncu-rep.xz",
+        wildcard_constraints:
+            set=re.escape(GPU_SET),
+        log:
+            "logs/compress_report/{set}/{stem}.log",
+        benchmark:
+            "benchmarks/compress_report/{set}/{stem}.tsv"
+        shell:
+            "{PYTHON} -m analysis.profile compress {input.plain:q} {output.report:q} > {log} 2>&1"
 
     rule timings:
         input:
