@@ -306,7 +306,11 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
         :data:`FAILED_SHARE` of the launch's metrics have no value).
 
     Units are those ncu_report gives for this report; across Nsight Compute versions in
-    one process they can depend on what was read before (docs/robustness.md).
+    one process they can depend on what was read before (the native reader keeps metric
+    definitions between reports; docs/robustness.md, fault 6). To read reports of several
+    versions, give each a process of its own: :func:`load_report_isolated`, or
+    :func:`analysis.parse.parse_reports` with ``isolate=True`` (what the workflow does for
+    a set that names no single version).
 
     Raises:
         ReportError: missing, empty, truncated, corrupt or non-report file; a launch with

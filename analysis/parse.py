@@ -125,16 +125,18 @@ def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
 
 
 def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, timeout: float, reader: Callable,
-               on_result: Callable[[Path, tuple], None] = lambda path, tables: None,
+               on_result: Callable[[Path, tuple], None] = lambda path, tables: None, isolate: bool = False,
                ) -> tuple[dict[Path, tuple], dict[Path, ReportError], list[Path]]:
     """Read ``todo`` in a pool: (results, errors, reports to read again in isolation).
     ``on_result`` runs in this process for each report as it arrives (the cache is written
-    there while the workers read on)."""
+    there while the workers read on); ``isolate``: a new worker process per report."""
     results: dict[Path, tuple] = {}
     errors: dict[Path, ReportError] = {}
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["analysis.ncu"])
-    pool = cf.ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=ctx)
+    # forked from the forkserver, which imported the reader but never read a report
+    pool = cf.ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=ctx,
+                                  max_tasks_per_child=1 if isolate else None)
     futures = {pool.submit(reader, str(p), expect_launches): p for p in todo}
     pending = set(futures)
     retry: list[Path] = []
@@ -163,7 +165,8 @@ def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, time
 
 def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, workers: int = 1,
                   expect_launches: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-                  reader: Callable[[str, int | None], tuple[pd.DataFrame, pd.DataFrame]] = _read_one) -> ParsedSet:
+                  reader: Callable[[str, int | None], tuple[pd.DataFrame, pd.DataFrame]] = _read_one,
+                  isolate: bool = False) -> ParsedSet:
     """Read many reports, each at most once per content, in a pool of worker processes.
 
     Args:
@@ -180,6 +183,13 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             instances)``; a module-level function (workers import it by name). The
             default reads the report (:func:`analysis.ncu.load_report`); tests pass one
             that crashes or hangs on purpose.
+        isolate: read every report in a worker process of its own, which read no other
+            report. The native reader keeps metric definitions between reports, so the
+            unit it gives a metric can depend on the reports read before in the process
+            when they come from other Nsight Compute versions (docs/robustness.md, fault
+            6). It costs a process start per report (measured: about half the reports/s
+            of shared workers, docs/benchmarks.md); :func:`write_set_tables` asks for it
+            for sets that do not name one Nsight Compute version.
 
     Returns:
         :class:`ParsedSet` with the tables of every report that could be read, in the
@@ -206,7 +216,7 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             if cache_dir is not None:
                 _to_cache(cache_dir, path, keys[path], *got)
 
-        results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep)
+        results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep, isolate)
         for p in retry:
             try:
                 metrics, inst = load_report_isolated(p, expect_launches=expect_launches, timeout=timeout,
@@ -232,7 +242,10 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
                      metrics_out: str | Path, instances_out: str | Path, *, workers: int = 1) -> ParsedSet:
     """Parse a set's reports (:func:`parse_reports`, cached) and write its long metric
     table (:func:`analysis.tables.set_table`, schema-checked) and its per-opcode instance
-    table as parquet, atomically.
+    table as parquet, atomically. A set whose metadata names its Nsight Compute version
+    (``ncu_version``: one per set, as the workflow makes them) shares reader processes;
+    any other set (imported reports, perhaps of several versions) has each report read
+    in a fresh process (``isolate``), so no report's units depend on another's.
 
     Raises:
         AnalysisError: any report could not be read (every such file and its cause are
@@ -242,13 +255,17 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     from .schemas import validate_set
     from .tables import read_metadata, set_table
 
-    got = parse_reports(reports, cache, workers=workers)
+    meta = read_metadata(metadata)
+    isolate = not (meta or {}).get("ncu_version")
+    got = parse_reports(reports, cache, workers=workers, isolate=isolate)
     print(f"{set_name}: {len(got.parsed)} reports read, {len(got.cached)} from the cache ({cache}), "
-          f"{len(got.errors)} failed")
+          f"{len(got.errors)} failed"
+          + ("; each report read in a fresh process (the set names no single Nsight Compute version)"
+             if isolate and got.parsed else ""))
     got.raise_errors(f"profile set {set_name}")
     # one check of the whole table (the set schema holds every per-report column and
     # constraint): per report it cost 50 ms each (docs/benchmarks.md)
-    table = validate_set(set_table(got.metrics, set_name, read_metadata(metadata)), metrics_out)
+    table = validate_set(set_table(got.metrics, set_name, meta), metrics_out)
     inst = pd.concat(got.instances, ignore_index=True)
     with atomic_path(metrics_out) as tmp:
         table.to_parquet(tmp, index=False)

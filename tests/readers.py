@@ -21,3 +21,17 @@ def hang_on_n1024(path: str, expect_launches):
     if "_n1024" in path:
         time.sleep(3600)
     return _read_one(path, expect_launches)
+
+
+#: Reports this worker process has read so far (one process reads several in a pool).
+_READS_HERE = 0
+
+
+def count_reads(path: str, expect_launches):
+    """Read the report, and record in its table how many reports this process had read by
+    then (column ``reads_in_process``: 1 when the process read no other report before)."""
+    global _READS_HERE
+    _READS_HERE += 1
+    metrics, instances = _read_one(path, expect_launches)
+    metrics["reads_in_process"] = _READS_HERE
+    return metrics, instances

@@ -111,3 +111,26 @@ def test_set_table_of_the_default_set(table):
     """The default set read through the pool: every report, one launch each."""
     assert table.groupby(["kernel", "n"]).ngroups == len(list((SET_DIR / "reports").glob("*.ncu-rep.xz")))
     assert (table["launch"] == 0).all() and (table["set"] == DEFAULT_SET).all()
+
+
+def test_isolated_reading_gives_each_report_a_process_of_its_own(four):
+    """Units can depend on what the native reader read before in the same process
+    (fault 6 of docs/robustness.md: across Nsight Compute versions); isolate=True reads every
+    report in a worker that read no other, isolate=False lets a worker read several."""
+    shared = parse_reports(four, workers=1, reader=readers.count_reads)
+    assert max(int(t["reads_in_process"].max()) for t in shared.metrics) == len(four)
+    got = parse_reports(four, workers=1, reader=readers.count_reads, isolate=True)
+    assert not got.errors and sorted(got.parsed) == four
+    assert {int(t["reads_in_process"].max()) for t in got.metrics} == {1}
+    for path, table in zip(four, got.metrics):
+        pd.testing.assert_frame_equal(table.drop(columns="reads_in_process"), load_report(path))
+
+
+def test_a_set_without_one_ncu_version_is_read_in_isolation(four, tmp_path, capsys):
+    """A set whose metadata.json names its Nsight Compute version (one per set, as the
+    workflow makes them) shares reader processes; an imported set, without one, does not."""
+    out = tmp_path / "out"
+    write_set_tables(four, "s", SET_DIR / "metadata.json", tmp_path / "c1", out / "m.parquet", out / "i.parquet")
+    assert "fresh process" not in capsys.readouterr().out
+    write_set_tables(four, "s", None, tmp_path / "c2", out / "m.parquet", out / "i.parquet")
+    assert "each report read in a fresh process" in capsys.readouterr().out
