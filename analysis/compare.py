@@ -147,8 +147,12 @@ def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
     b = per_metric(canonical_names(baseline))
     c = per_metric(canonical_names(candidate))
     m = b.merge(c, on=KEYS, how="outer", suffixes=("_baseline", "_candidate"), indicator=True)
-    factor = pd.Series([unit_factor(u, v) for u, v in zip(m["unit_candidate"], m["unit_baseline"])],
-                       index=m.index, dtype="float64")
+    # unit_factor once per pair of units, not per row (a merge matches NA units to NA)
+    units = ["unit_candidate", "unit_baseline"]
+    pairs = m[units].drop_duplicates()
+    pairs["factor"] = pd.array([unit_factor(u, v) for u, v in zip(pairs[units[0]], pairs[units[1]])],
+                               dtype="float64")
+    factor = pd.Series(m[units].merge(pairs, on=units, how="left")["factor"].to_numpy(), index=m.index)
     m["unit_factor"] = factor.where(m["_merge"] == "both")
     m["abs_change"] = m["value_candidate"] * m["unit_factor"] - m["value_baseline"]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,9 +164,9 @@ def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
     thr = np.maximum(thresholds.noise_factor * noise, thresholds.min_rel)
     m["threshold_rel"] = thr.where(noise.notna(), thresholds.default_rel)
 
-    shared = set(map(tuple, b[["kernel", "n"]].drop_duplicates().itertuples(index=False, name=None))) & \
-        set(map(tuple, c[["kernel", "n"]].drop_duplicates().itertuples(index=False, name=None)))
-    in_shared = pd.Series([(k, n) in shared for k, n in zip(m["kernel"], m["n"])], index=m.index)
+    kn = ["kernel", "n"]
+    shared = b[kn].drop_duplicates().merge(c[kn].drop_duplicates(), on=kn).assign(_shared=True)
+    in_shared = pd.Series(m[kn].merge(shared, on=kn, how="left")["_shared"].notna().to_numpy(), index=m.index)
     both = m["_merge"] == "both"
     has_b, has_c = m["value_baseline"].notna(), m["value_candidate"].notna()
     valued = both & has_b & has_c
