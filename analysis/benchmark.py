@@ -187,18 +187,35 @@ def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str
     seconds, its command, a note). Returns the CSV's path.
 
     Raises:
-        FileNotFoundError: ``run`` has no benchmark file of a GPU rule (names the folder).
+        ValueError: ``name`` is no file name (letters, digits, ``.``, ``_``, ``-``, not
+            starting with ``.`` or ``-``), ``wall_s`` is negative, a benchmark file has no
+            number in its ``s`` column (the file is named), or ``run`` has no benchmark file
+            of a GPU rule, or no ``benchmarks/`` folder (the folder is named).
     """
     import json
 
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", name):
+        raise ValueError(f"--name {name!r}: letters, digits, '.', '_' and '-' only, starting with a letter, "
+                         "digit or '_' (it names docs/gpu-runs/NAME.csv)")
+    if not wall_s >= 0:
+        raise ValueError(f"--wall {wall_s}: a wall time in seconds, not negative")
+    if not (run / "benchmarks").is_dir():
+        raise ValueError(f"{run / 'benchmarks'}: no such folder (give the root of a GPU run, which holds "
+                         "Snakemake's benchmarks/)")
     rows = []
     for rule in GPU_RULES + GPU_RUN_CPU_RULES:
         for tsv in sorted((run / "benchmarks" / rule).rglob("*.tsv")):
-            with open(tsv, encoding="utf-8") as fh:
-                last = list(csv.DictReader(fh, delimiter="\t"))[-1]
-            rows.append((rule, tsv.relative_to(run / "benchmarks" / rule).with_suffix("").as_posix(), float(last["s"])))
+            try:
+                with open(tsv, encoding="utf-8") as fh:
+                    seconds = float(list(csv.DictReader(fh, delimiter="\t"))[-1]["s"])
+            except (IndexError, KeyError, TypeError, ValueError, UnicodeDecodeError):
+                raise ValueError(f"{tsv}: not a Snakemake benchmark file (no number in an 's' column)") from None
+            job = tsv.relative_to(run / "benchmarks" / rule).with_suffix("").as_posix()
+            # profile_repeat writes its benchmarks beside profile's, as {kernel}_n{N}_r{R}
+            kind = "profile_repeat" if rule == "profile" and re.search(r"_r\d+$", job) else rule
+            rows.append((kind, job, seconds))
     if not any(r[0] in GPU_RULES for r in rows):
-        raise FileNotFoundError(f"{run}/benchmarks: no benchmark file of a GPU rule ({', '.join(GPU_RULES)})")
+        raise ValueError(f"{run}/benchmarks: no benchmark file of a GPU rule ({', '.join(GPU_RULES)})")
     GPU_RUNS.mkdir(parents=True, exist_ok=True)
     out = GPU_RUNS / f"{name}.csv"
     with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
@@ -233,7 +250,8 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
         kernels = {re.sub(r"_n\d+(_r\d+)?$", "", r["job"].split("/")[-1]) for r in rows
                    if r["rule"] in ("check_time", "profile")}
         reports = len(by_rule.get("profile", [])) + len(by_rule.get("profile_repeat", []))
-        lines += [f"## {meta_path.stem}", "", f"`{meta['command']}`", "", meta["note"], "",
+        lines += [f"## {meta_path.stem}", "", f"`{meta['command']}`" if meta["command"] else "(command not kept)",
+                  "", meta["note"], "",
                   f"Whole run: {meta['wall_s']:.0f} s of wall time. GPU busy: {busy:.0f} s "
                   f"({busy / 60:.1f} min) for {len(kernels)} kernels and {reports} profiled reports.", "",
                   "| rule | jobs | seconds | seconds per job |", "| --- | --- | --- | --- |"]
@@ -244,8 +262,9 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
                              f"{sum(v) / len(v):.2f} |")
         prof: dict[str, list[float]] = {}
         for r in rows:
-            if r["rule"] == "profile":
-                prof.setdefault(r["job"].rsplit("_n", 1)[1], []).append(float(r["seconds"]))
+            n = re.search(r"_n(\d+)$", r["job"])
+            if r["rule"] == "profile" and n:
+                prof.setdefault(n.group(1), []).append(float(r["seconds"]))
         if prof:
             lines += ["", "`ncu --set full` profile jobs by N (mean seconds per job): "
                       + ", ".join(f"N = {n}: {sum(v) / len(v):.1f} s" for n, v in
@@ -268,7 +287,11 @@ def gpu_main(argv: list[str]) -> int:
     if args.collect:
         if not args.name or args.wall is None:
             ap.error("--collect needs --name and --wall")
-        collect_gpu_run(args.collect, args.name, args.wall, args.command, args.note)
+        try:
+            collect_gpu_run(args.collect, args.name, args.wall, args.command, args.note)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
     with atomic_path(args.out) as tmp:
         tmp.write_text(render_gpu(), encoding="utf-8")
     print(args.out.read_text(encoding="utf-8"))

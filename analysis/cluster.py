@@ -25,7 +25,7 @@ from .tools import find_tool, ncu_version
 #: Where rule gpu_node writes the description of a partition's nodes.
 NODE_FOLDER = Path("results/gpu/nodes")
 #: What a node description's set and arch must look like (the config schema's patterns).
-SET_NAME = re.compile(r"[A-Za-z0-9._-]+")
+SET_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
 ARCH = re.compile(r"sm_[0-9]+a?")
 
 

@@ -741,6 +741,22 @@ def main(argv: list[str] | None = None) -> int:
         p.error("profile mode takes one --n (ncu keeps one launch per report)")
     if len(args.n) > 1 and args.out and "{n}" not in args.out:
         p.error("with several --n, --out must contain {n} (one record per N)")
+    if args.out and args.mode == "profile":
+        p.error("--out is for check-time mode (ncu writes the profile mode's report)")
+    if len(set(args.n)) != len(args.n):
+        p.error(f"--n {' '.join(map(str, args.n))}: an N given twice")
+    try:  # every N before any CUDA work, so that a bad one leaves no record of the others
+        for n in args.n:
+            tiling.check_shape(args.kernel, precision_of(args.precision), n, n, n)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    from .gpu import detect_gpu
+
+    if detect_gpu() is None:
+        print("error: no NVIDIA GPU with a working driver (cuInit failed or found no device); the harness "
+              "runs kernels, so it needs one", file=sys.stderr)
+        return 1
     try:
         for n in args.n:
             # a fresh seed per N unless one is given (then every N uses it)

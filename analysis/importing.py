@@ -25,8 +25,10 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 def import_stem(path: str | Path) -> str:
     """The stem a report gets in a set: its file name without ``.ncu-rep[.xz]``, every
-    character other than letters, digits, ``.``, ``_``, ``-`` replaced by ``_``."""
-    return _UNSAFE.sub("_", report_stem(path)).strip(".") or "report"
+    character other than letters, digits, ``.``, ``_``, ``-`` replaced by ``_``, leading
+    ``.`` and ``-`` and trailing ``.`` dropped (the name must start with a letter, digit or
+    ``_``: :data:`analysis.workflow.SAFE_REPORT`)."""
+    return _UNSAFE.sub("_", report_stem(path)).lstrip(".-").rstrip(".") or "report"
 
 
 def import_plan(source: str | Path) -> dict[str, Path]:

@@ -203,7 +203,8 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
             raise ReportError(path, f"launch {launch} is kernel {action.name()!r}, "
                                     f"but the file name says {name.kernel!r}",
                               "a name of the form {kernel}_n{N} names the kernel of every launch: rename the file, "
-                              "e.g. without the _n{N} part")
+                              "e.g. without the _n{N} part (a report an import put in a set: delete it there, "
+                              "rename its source file and import again)")
         kernel = name.kernel if name else action.name()
         mangled = action.name(IAction.NameBase_MANGLED) or action.name()
         occurrence = seen.get(mangled, 0)

@@ -103,14 +103,25 @@ def compress_report(plain: Path, report_xz: Path) -> None:
     atomically; ``plain`` is left in place.
 
     Raises:
-        AnalysisError: ``plain`` does not exist or is empty (names the file).
+        AnalysisError: ``plain`` is missing, a folder or empty, or is ``report_xz`` itself;
+            either file cannot be read or written (each names the file and the cause).
     """
-    plain = Path(plain)
-    if not plain.is_file() or plain.stat().st_size == 0:
-        raise AnalysisError(f"{plain}: no report to compress (missing or empty); profile the kernel again")
-    with atomic_path(report_xz) as tmp:
-        with open(plain, "rb") as src, lzma.open(tmp, "wb", preset=9) as dst:
+    plain, report_xz = Path(plain), Path(report_xz)
+    if not plain.exists():
+        raise AnalysisError(f"{plain}: no such report to compress; profile the kernel again")
+    if not plain.is_file():
+        raise AnalysisError(f"{plain}: a folder, not a report")
+    if plain.stat().st_size == 0:
+        raise AnalysisError(f"{plain}: empty, not a report; profile the kernel again")
+    if report_xz.exists() and report_xz.resolve() == plain.resolve():
+        raise AnalysisError(f"{plain}: the report and its compressed copy would be one file; give another output")
+    try:
+        with atomic_path(report_xz) as tmp, open(plain, "rb") as src, lzma.open(tmp, "wb", preset=9) as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
+    except OSError as exc:
+        who = plain if exc.filename and Path(exc.filename) == plain else report_xz
+        raise AnalysisError(f"{who}: cannot {'read' if who == plain else 'write'} it ({exc.strerror or exc})") \
+            from None
 
 
 def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, *,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,7 +189,8 @@ def build_tools(config: dict) -> str | None:
 
 
 #: A report file a set may hold: its name appears in shell commands, so letters, digits,
-#: ``.``, ``_`` and ``-`` only (the import target renames other files so).
+#: ``.``, ``_`` and ``-`` only, starting with a letter, digit or ``_`` (the import target
+#: renames other files so).
 SAFE_REPORT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.ncu-rep(?:\.xz)?$")
 REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")
 
@@ -210,24 +212,29 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None) -> list[str]
     return found
 
 
-def set_reports(profiles: Path, set_name: str) -> list[Path]:
+def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | None = None) -> list[Path]:
     """The report files of a set (``.ncu-rep.xz`` or plain ``.ncu-rep``, any stem), sorted.
 
-    Files whose names hold other characters than letters, digits, ``.``, ``_``, ``-`` are
-    skipped with a warning (``snakemake import_set`` renames them); plain reports are read
-    with a warning (no checksum guards them).
+    Files whose names hold other characters than letters, digits, ``.``, ``_``, ``-`` (or
+    do not start with a letter, digit or ``_``) are skipped with a warning (``snakemake
+    import_set`` renames them); plain reports are read with a warning (no checksum guards
+    them). ``warn`` receives each warning's text (default: :func:`warnings.warn`; the
+    workflow passes Snakemake's logger).
 
     Raises:
         ConfigError: one report stored both plain and xz-compressed.
     """
+    if warn is None:
+        def warn(message: str) -> None:
+            warnings.warn(message, stacklevel=3)
     out, stems = [], {}
     for p in sorted((profiles / set_name / "reports").iterdir()):
         if not p.name.endswith(REPORT_SUFFIXES):
             continue
         if not SAFE_REPORT.match(p.name):
-            warnings.warn(f"{p}: a report file name may hold letters, digits, '.', '_' and '-' only; skipped "
-                          "(`snakemake --cores 1 import_set --config source=DIR set=NAME` renames reports)",
-                          stacklevel=2)
+            warn(f"{p}: skipped: a report file name must start with a letter, digit or '_' and hold only "
+                 "letters, digits, '.', '_' and '-' (`snakemake --cores 1 import_set --config source=DIR set=NAME` "
+                 "renames reports so)")
             continue
         stem = report_stem(p)
         if stem in stems:
@@ -236,9 +243,9 @@ def set_reports(profiles: Path, set_name: str) -> list[Path]:
         out.append(p)
     plain = [p.name for p in out if p.name.endswith(".ncu-rep")]
     if plain:
-        warnings.warn(f"{profiles / set_name / 'reports'}: {len(plain)} plain .ncu-rep file(s) read as they are "
-                      f"({', '.join(plain[:3])}{', ...' if len(plain) > 3 else ''}); a plain report has no "
-                      "checksum, xz -9 them (or import the folder with `snakemake import_set`)", stacklevel=2)
+        warn(f"{profiles / set_name / 'reports'}: {len(plain)} plain .ncu-rep file(s) read as they are "
+             f"({', '.join(plain[:3])}{', ...' if len(plain) > 3 else ''}); a plain report has no "
+             "checksum, xz -9 them (or import the folder with `snakemake import_set`)")
     return out
 
 

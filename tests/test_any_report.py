@@ -138,6 +138,16 @@ def test_import_names_and_compresses(tmp_path):
     assert import_stem("a/b/x$(y).ncu-rep.xz") == "x__y_"
 
 
+@pytest.mark.parametrize("name", ["-dash.start.ncu-rep.xz", ".hidden.ncu-rep", "--.ncu-rep.xz", "x y.ncu-rep",
+                                  "Ünïcode.ncu-rep.xz", "..ncu-rep"])
+def test_import_stems_are_names_the_workflow_reads(name):
+    """Whatever the source file is called, the name it gets in the set is one the main job
+    reads (a leading '-' was kept by the import and then skipped by the main job)."""
+    from analysis.workflow import SAFE_REPORT
+
+    assert SAFE_REPORT.match(f"{import_stem(name)}.ncu-rep.xz"), import_stem(name)
+
+
 def test_import_refuses_two_files_with_one_name(tmp_path):
     from analysis.errors import ConfigError
 

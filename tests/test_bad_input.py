@@ -266,10 +266,18 @@ def test_compressed_report_reads_as_the_plain_one(tmp_path):
     pd.testing.assert_frame_equal(load_report(out).drop(columns="report"), load_report(plain).drop(columns="report"))
     empty = tmp_path / "empty_n512.ncu-rep"
     empty.write_bytes(b"")
-    for bad in (empty, tmp_path / "absent_n512.ncu-rep"):
-        with pytest.raises(AnalysisError, match=bad.name):
+    folder = tmp_path / "folder_n512.ncu-rep"
+    folder.mkdir()
+    for bad, why in ((empty, "empty"), (tmp_path / "absent_n512.ncu-rep", "no such report"),
+                     (folder, "a folder, not a report")):
+        with pytest.raises(AnalysisError, match=f"{bad.name}: {why}"):
             compress_report(bad, tmp_path / f"{bad.name}.xz")
         assert not (tmp_path / f"{bad.name}.xz").exists()
+    with pytest.raises(AnalysisError, match="would be one file"):
+        compress_report(plain, plain)
+    with pytest.raises(AnalysisError, match=f"{tmp_path / 'set'}: cannot write it"):
+        compress_report(plain, tmp_path / "set")  # a folder where the file should go
+    assert plain.stat().st_size > 0 and not list(tmp_path.rglob("*.tmp*"))
 
 
 # ---- configuration ---------------------------------------------------------------------
@@ -314,6 +322,10 @@ def test_invalid_config_is_refused_before_any_work(config, edit, match):
     lambda c: c["kernels"]["fp16_wmma"].update(accumulator="f8"),
     lambda c: c["kernels"]["int4_wmma"].update(b_layout="diagonal"),
     lambda c: c["kernels"]["int4_wmma"].update(study="no"),
+    lambda c: c.update(set=".."),
+    lambda c: c.update(set="."),
+    lambda c: c.update(set="-x"),
+    lambda c: c.update(profile_sets=[".."]),
 ])
 def test_schema_refuses(config, edit):
     edit(config)

@@ -121,12 +121,30 @@ def test_several_n_need_a_record_per_n_and_profile_takes_one():
 
     cmd = command("check-time", "k.cubin", "int8_wmma", "int8", [512, 1024], Tiling(), out="r_n{n}.json")
     assert cmd[cmd.index("--n") + 1: cmd.index("--n") + 3] == ["512", "1024"]
-    for mode, out, why in (("check-time", ["--out", "r.json"], "--out must contain {n}"),
-                           ("profile", [], "profile mode takes one --n")):
+    for mode, ns, out, code, why in (
+            ("check-time", ["512", "1024"], ["--out", "r.json"], 2, "--out must contain {n}"),
+            ("profile", ["512", "1024"], [], 2, "profile mode takes one --n"),
+            ("profile", ["512"], ["--out", "r.json"], 2, "--out is for check-time mode"),
+            ("check-time", ["512", "512"], [], 2, "an N given twice"),
+            ("check-time", ["512", "0"], ["--out", "r_n{n}.json"], 1, "M=0 is not a positive multiple")):
         proc = subprocess.run([sys.executable, "-m", "analysis.harness", mode, "--cubin", "absent.cubin",
-                               "--kernel", "int8_wmma", "--precision", "int8", "--n", "512", "1024", *out],
+                               "--kernel", "int8_wmma", "--precision", "int8", "--n", *ns, *out],
                               capture_output=True, text=True, cwd=REPO)
-        assert proc.returncode == 2 and why in proc.stderr
+        assert proc.returncode == code and why in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not (REPO / "r_n512.json").exists()
+
+
+def test_no_gpu_is_one_line_not_a_traceback():
+    """Without a GPU and driver the harness says so in one line (on a GPU machine: skipped)."""
+    from analysis.gpu import detect_gpu
+
+    if detect_gpu() is not None:
+        pytest.skip("this machine has a GPU")
+    proc = subprocess.run([sys.executable, "-m", "analysis.harness", "check-time", "--cubin", "absent.cubin",
+                           "--kernel", "int8_wmma", "--precision", "int8", "--n", "512"],
+                          capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 1 and proc.stderr.startswith("error: no NVIDIA GPU with a working driver")
+    assert "Traceback" not in proc.stderr
 
 
 @pytest.mark.gpu

@@ -176,3 +176,26 @@ def test_import_target_makes_a_set_of_foreign_reports(tmp_path):
     assert len(s) == 9 and s["precision"].isna().all() and s["throughput"].isna().all()
     assert sorted(s.loc[s["report"] == "my_app", "occurrence"]) == [0, 0, 0, 0, 0, 0, 1, 2]
     assert (root / "figures" / "elsewhere" / "dram_active.png").stat().st_size > 10_000
+
+
+@pytest.mark.workflow
+def test_skipped_and_plain_reports_are_announced_by_snakemake(tmp_path):
+    """set_reports' warnings (a name the main job does not read, a plain report) appear in
+    Snakemake's output, where Python warnings raised while it reads the workflow do not."""
+    import lzma
+
+    root = tmp_path / "wf"
+    root.mkdir()
+    for item in ("Snakefile", "config", "workflow", "kernels"):
+        src = REPO / item
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    reports = root / "profiles" / "elsewhere" / "reports"
+    reports.mkdir(parents=True)
+    data = REPO / "tests" / "data"
+    shutil.copy(data / "add_n1024.ncu-rep.xz", reports / "has space.ncu-rep.xz")
+    (reports / "add_n1024.ncu-rep").write_bytes(lzma.decompress((data / "add_n1024.ncu-rep.xz").read_bytes()))
+    proc = snakemake(root, "-n", "--config", "gpu=off")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-3000:]
+    assert "has space.ncu-rep.xz: skipped: a report file name must start with" in out
+    assert "1 plain .ncu-rep file(s) read as they are (add_n1024.ncu-rep)" in out

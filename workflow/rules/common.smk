@@ -131,12 +131,26 @@ if GPU and not gpu_kernels():
                       "kernel's archs if the kernel supports it, or run with --config gpu=off")
 
 
+_ON_DISK = {}
+
+
+def _reports_on_disk(set_name):
+    """set_reports() of a set, once per run; its warnings (skipped names, plain reports)
+    go to Snakemake's log (Python warnings raised while Snakemake reads the workflow are
+    not shown)."""
+    if set_name not in _ON_DISK:
+        folder = Path("profiles") / set_name / "reports"
+        _ON_DISK[set_name] = (set_reports(Path("profiles"), set_name, warn=lambda m: logger.warning(f"warning: {m}"))
+                              if folder.is_dir() else [])
+    return _ON_DISK[set_name]
+
+
 def reports_of(set_name):
     """The report files that make up a set: for this GPU's set those this run profiles
     (and repeats profiled earlier), for the import set those the import writes, else the
     files in profiles/{set}/reports/."""
     folder = Path("profiles") / set_name / "reports"
-    on_disk = set_reports(Path("profiles"), set_name) if folder.is_dir() else []
+    on_disk = _reports_on_disk(set_name)
     if set_name == GPU_SET:
         repeats = config["profile"].get("repeats", 1)
         want = [folder / f"{ReportName(k, n, r).stem}.ncu-rep.xz" for k in gpu_kernels() for n in SIZES

@@ -27,7 +27,7 @@ if GPU_PARTITION:
 if GPU_SET:
 
     # One job per kernel checks and times it at every N in one process: one interpreter
-    # start and CUDA context instead of one per N (docs/benchmarks.md, "GPU suite").
+    # start and CUDA context instead of one per N (docs/gpu-benchmarks.md).
     rule check_time:
         input:
             cubin=f"results/build/{GPU.info.arch}/{{kernel}}.cubin",
@@ -83,8 +83,9 @@ if GPU_SET:
         benchmark:
             "benchmarks/profile/{set}/{kernel}_n{n}_r{r}.tsv"
 
-    # xz (preset 9) takes 0.3-0.7 s per report: a CPU job, run while the GPU profiles the
-    # next kernel, instead of inside the GPU job (docs/benchmarks.md, "GPU suite").
+    # xz (preset 9) took 0.6-3.0 s per report (mean 1.0 s) in the _paths run: a CPU job,
+    # run while the GPU profiles the next kernel, instead of inside the GPU job
+    # (docs/gpu-benchmarks.md).
     rule compress_report:
         input:
             plain="results/gpu/{set}/plain/{stem}.ncu-rep",

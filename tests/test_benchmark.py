@@ -1,0 +1,85 @@
+"""The GPU-suite benchmark pages: kept runs are collected from Snakemake's benchmark files
+and rendered (built here from the job times kept in docs/gpu-runs/, which came from real
+GPU runs)."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from analysis import benchmark
+
+REPO = Path(__file__).resolve().parents[1]
+KEPT = REPO / "docs" / "gpu-runs" / "2026-11-30_paths_per_kernel_jobs.csv"
+
+
+def _run_folder(root: Path, repeat: bool) -> Path:
+    """A GPU run's benchmarks/ as Snakemake writes it, from the job times kept for the
+    _paths run (plus, with ``repeat``, one profile repeated under the name profile_repeat
+    gives it)."""
+    with open(KEPT, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    for r in rows:
+        if r["rule"] == "profile" and repeat and r["job"].endswith("int8_wmma_n512"):
+            rows.append({"rule": "profile", "job": r["job"] + "_r1", "seconds": r["seconds"]})
+            break
+    for r in rows:
+        tsv = root / "benchmarks" / r["rule"] / f"{r['job']}.tsv"
+        tsv.parent.mkdir(parents=True, exist_ok=True)
+        tsv.write_text(f"s\th:m:s\n{r['seconds']}\t0:00:00\n", encoding="utf-8")
+    return root
+
+
+def test_collect_and_render_keep_every_job(tmp_path, monkeypatch):
+    """Collecting the kept run's benchmark files again gives the same rows; a repeated
+    profile counts as profile_repeat (its N is not read from '_r1'), and the page renders."""
+    monkeypatch.setattr(benchmark, "GPU_RUNS", tmp_path / "runs")
+    out = benchmark.collect_gpu_run(_run_folder(tmp_path / "run", repeat=True), "again", 480.5, "cmd", "note")
+    with open(out, encoding="utf-8") as fh:
+        got = list(csv.DictReader(fh))
+    with open(KEPT, encoding="utf-8") as fh:
+        kept = list(csv.DictReader(fh))
+    assert [r for r in got if r["rule"] != "profile_repeat"] == kept
+    assert [r["job"] for r in got if r["rule"] == "profile_repeat"] == \
+        ["h200_580.159.04_ncu2025.3.1_paths/int8_wmma_n512_r1"]
+    page = benchmark.render_gpu(tmp_path / "runs")
+    assert "| profile_repeat (GPU) | 1 |" in page and "for 9 kernels and 46 profiled reports" in page
+
+
+@pytest.mark.parametrize("damage,match", [
+    ("empty", "not a Snakemake benchmark file"),
+    ("header", "not a Snakemake benchmark file"),
+    ("text", "not a Snakemake benchmark file"),
+    ("nofolder", "no such folder"),
+])
+def test_bad_run_folders_are_refused_naming_the_file_and_keep_nothing(tmp_path, monkeypatch, damage, match):
+    monkeypatch.setattr(benchmark, "GPU_RUNS", tmp_path / "runs")
+    run = _run_folder(tmp_path / "run", repeat=False)
+    tsv = next((run / "benchmarks" / "profile").rglob("*.tsv"))
+    if damage == "nofolder":
+        shutil.rmtree(run / "benchmarks")
+    else:
+        tsv.write_text({"empty": "", "header": "s\th:m:s\n", "text": "s\th:m:s\nabc\t0\n"}[damage], encoding="utf-8")
+    with pytest.raises(ValueError, match=match) as err:
+        benchmark.collect_gpu_run(run, "bad", 1.0, "", "")
+    if damage != "nofolder":
+        assert str(tsv) in str(err.value)
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_kept_run_name_stays_in_its_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(benchmark, "GPU_RUNS", tmp_path / "runs")
+    run = _run_folder(tmp_path / "run", repeat=False)
+    for name in ("../escaped", ".hidden", ""):
+        with pytest.raises(ValueError, match="--name"):
+            benchmark.collect_gpu_run(run, name, 1.0, "", "")
+    with pytest.raises(ValueError, match="--wall"):
+        benchmark.collect_gpu_run(run, "ok", -5.0, "", "")
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "escaped.csv").exists()
+
+
+def test_the_committed_page_is_what_the_kept_runs_render():
+    assert benchmark.render_gpu() == (REPO / "docs" / "gpu-benchmarks.md").read_text(encoding="utf-8")
