@@ -20,8 +20,8 @@ with logged(sm.log[0]):
         for msg in check_rates(summary, refs, sm.input.timings[0], sm.input.references[0], unbounded):
             warn(msg)
         if unbounded:
-            print(f"rates not checked against {sm.input.references[0]}: {', '.join(unbounded)} (wgmma; its "
-                  "ceilings are mma.sync loops)")
+            print(f"rates not checked against {sm.input.references[0]}: {', '.join(unbounded)} (wgmma; the "
+                  "ceilings there are mma.sync loops)")
     tables = {
         "speedups": study.speedups(summary, kernels),
         "claims": study.claims(summary, kernels, static, arch, refs),
