@@ -187,9 +187,10 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             report. The native reader keeps metric definitions between reports, so the
             unit it gives a metric can depend on the reports read before in the process
             when they come from other Nsight Compute versions (docs/robustness.md, fault
-            6). It costs a process start per report (measured: about half the reports/s
-            of shared workers, docs/benchmarks.md); :func:`write_set_tables` asks for it
-            for sets that do not name one Nsight Compute version.
+            6). It costs a process start per report (measured on the default set with one
+            worker: 4.2 reports/s against 14.4 shared, docs/robustness.md);
+            :func:`write_set_tables` asks for it for sets that do not name one Nsight
+            Compute version.
 
     Returns:
         :class:`ParsedSet` with the tables of every report that could be read, in the
@@ -256,7 +257,7 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     from .tables import read_metadata, set_table
 
     meta = read_metadata(metadata)
-    isolate = not (meta or {}).get("ncu_version")
+    isolate = not meta.get("ncu_version")
     got = parse_reports(reports, cache, workers=workers, isolate=isolate)
     print(f"{set_name}: {len(got.parsed)} reports read, {len(got.cached)} from the cache ({cache}), "
           f"{len(got.errors)} failed"
