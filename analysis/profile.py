@@ -125,11 +125,13 @@ def compress_report(plain: Path, report_xz: Path) -> None:
 
 
 def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, *,
-                       section_set: str, build_records: list[Path], ncu: str | None = None) -> dict:
+                       section_set: str, build_records: list[Path], ncu: str | None = None,
+                       kernel_tilings: dict[str, Tiling] | None = None) -> dict:
     """Write ``metadata.json`` of a profile set: GPU, compute capability, driver, CUDA,
     Nsight Compute version, the nvcc version(s) that built the profiled cubins (read from
     the build records, not from whatever nvcc is on PATH now), clock-control mode,
-    tiling and the UTC date."""
+    tiling (the config's), ``kernel_tilings`` (kernel -> tiling, for the set's kernels
+    whose tiling differs from it: the tuned and wgmma kernels) and the UTC date."""
     nvccs = sorted({json.loads(Path(p).read_text(encoding="utf-8"))["nvcc"] for p in build_records})
     meta = {
         "set": set_name,
@@ -143,6 +145,7 @@ def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, 
         "section_set": section_set,
         "clock_control": "none",
         "tiling": asdict(tiling),
+        "kernel_tilings": {k: asdict(t) for k, t in sorted((kernel_tilings or {}).items()) if t != tiling},
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     write_json(path, meta)

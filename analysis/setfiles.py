@@ -46,6 +46,7 @@ METADATA_SCHEMA = {
         "section_set": {"type": "string"},
         "clock_control": {"type": "string"},
         "tiling": {"type": "object"},
+        "kernel_tilings": {"type": "object", "additionalProperties": {"type": "object"}},
         "date": {"type": "string"},
     },
 }

@@ -280,6 +280,34 @@ def test_compressed_report_reads_as_the_plain_one(tmp_path):
     assert plain.stat().st_size > 0 and not list(tmp_path.rglob("*.tmp*"))
 
 
+
+def test_set_metadata_records_the_kernels_own_tilings(tmp_path, config):
+    """metadata.json keeps the config's tiling and, per kernel whose tiling differs (the
+    tuned and wgmma kernels), that kernel's; the committed _paths set holds the same."""
+    import json
+    from dataclasses import asdict
+
+    from analysis.gpu import GpuInfo
+    from analysis.profile import write_set_metadata
+    from analysis.setfiles import read_metadata
+    from analysis.workflow import tiling_from_config
+
+    ncu = _fake_ncu(tmp_path, "", 0)
+    build = tmp_path / "k.resources.json"
+    build.write_text(json.dumps({"nvcc": "13.0.88"}))
+    kernels = ["int8_wmma", "fp16_ptx_tuned", "fp16_wgmma"]
+    meta = write_set_metadata(tmp_path / "metadata.json", "s", GpuInfo("NVIDIA H200", "9.0", "sm_90", "580.159.04",
+                                                                       "13.0"),
+                              tiling_from_config(config), section_set="full", build_records=[build], ncu=str(ncu),
+                              kernel_tilings={k: tiling_from_config(config, k) for k in kernels})
+    assert sorted(meta["kernel_tilings"]) == ["fp16_ptx_tuned", "fp16_wgmma"]
+    assert meta["kernel_tilings"]["fp16_wgmma"]["smem_bytes"] == tiling_from_config(config, "fp16_wgmma").smem_bytes
+    assert read_metadata(tmp_path / "metadata.json") == meta
+    paths = read_metadata(REPO / "profiles" / "h200_580.159.04_ncu2025.3.1_paths" / "metadata.json")
+    for k, t in paths["kernel_tilings"].items():
+        assert t == asdict(tiling_from_config(config, k)) != asdict(tiling_from_config(config))
+
+
 # ---- configuration ---------------------------------------------------------------------
 
 @pytest.fixture()

@@ -176,6 +176,7 @@ if GPU_SET:
         params:
             gpu=GPU.info,
             tiling=TILING,
+            kernel_tilings=lambda w: {k: tiling_from_config(config, k) for k in gpu_kernels()},
             section_set=config["profile"]["section_set"],
             ncu=TOOLS.get("ncu"),
         resources:
