@@ -155,15 +155,19 @@ class Tiling:
 TMA_GLOBALS = ("wgmma_tma_a", "wgmma_tma_b")
 #: Bytes of one CUtensorMap (CUDA driver API, cuTensorMapEncodeTiled: 128 opaque bytes).
 TENSOR_MAP_BYTES = 128
-#: Widest box row the 128-byte swizzle allows, and the K-tile row the wgmma kernels assume.
-TMA_SWIZZLE_BYTES = 128
+#: The shared-memory swizzle of a TMA kernel's tiles, by the bytes of K in a tile row: the
+#: row must be exactly as wide as the swizzle's span (CUDA Driver API, CUtensorMapSwizzle:
+#: the inner box dimension times the element size at most the span). 128: the wgmma
+#: kernels' FP16/INT8 rows (kernels/wgmma_gemm.cuh); 64: packed INT4 rows
+#: (kernels/int4_wgmma_unpack_s8.cu).
+TMA_SWIZZLES = {64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}
 
 
 @dataclass(frozen=True)
 class TensorMapShape:
     """One matrix as a TMA kernel's tensor map sees it: ``rows`` rows of ``row_bytes`` bytes
     (data type UINT8, whatever the precision: the copies move bytes), boxes of ``box_rows``
-    rows x ``box_row_bytes`` bytes, 128-byte swizzle."""
+    rows x ``box_row_bytes`` bytes, swizzled over ``box_row_bytes`` (:data:`TMA_SWIZZLES`)."""
 
     name: str
     rows: int
@@ -179,22 +183,22 @@ def tensor_map_shapes(kernel: str, prec: Precision, tiling: Tiling, m: int, n: i
     API, "Tensor Map Object Management": global address 16-byte aligned, which cuMemAlloc
     gives; globalDim in [1, 2**32]; globalStrides multiples of 16 below 2**40; boxDim in
     [1, 256]; the inner box dimension times the element size a multiple of 16 bytes and,
-    with CU_TENSOR_MAP_SWIZZLE_128B, at most 128 bytes) and what the kernels assume (the
-    K tile exactly 128 bytes, each dimension a multiple of its box).
+    with a swizzle, at most its span) and what the kernels assume (a K-tile row exactly as
+    wide as one of :data:`TMA_SWIZZLES`, each dimension a multiple of its box).
 
     Raises:
         ConfigError: a shape or tiling the tensor maps cannot describe, saying which.
     """
     tiling.check_shape(kernel, prec, m, n, k)
     k_bytes = k * prec.bits // 8
-    if tiling.block_k_bytes != TMA_SWIZZLE_BYTES:
-        raise ConfigError(f"{kernel}: a TMA kernel's K tile must be {TMA_SWIZZLE_BYTES} bytes (the 128-byte "
-                          f"swizzle's row), not block_k_bytes={tiling.block_k_bytes}")
+    if tiling.block_k_bytes not in TMA_SWIZZLES:
+        raise ConfigError(f"{kernel}: a TMA kernel's K tile must be {' or '.join(map(str, TMA_SWIZZLES))} bytes "
+                          f"(a swizzle's span), not block_k_bytes={tiling.block_k_bytes}")
     if k_bytes % 16:
         raise ConfigError(f"{kernel}: K={k} gives rows of {k_bytes} bytes; a tensor map's row stride must be "
                           "a multiple of 16 bytes")
-    shapes = (TensorMapShape("A", m, k_bytes, tiling.block_m, TMA_SWIZZLE_BYTES),
-              TensorMapShape("B", n, k_bytes, tiling.block_n, TMA_SWIZZLE_BYTES))
+    shapes = (TensorMapShape("A", m, k_bytes, tiling.block_m, tiling.block_k_bytes),
+              TensorMapShape("B", n, k_bytes, tiling.block_n, tiling.block_k_bytes))
     for sh in shapes:
         if not 1 <= sh.box_rows <= 256:
             raise ConfigError(f"{kernel}: the {sh.name} box has {sh.box_rows} rows; a TMA box has 1 to 256")
@@ -212,7 +216,7 @@ def _encode_tensor_map(cu, ptr, shape: TensorMapShape) -> np.ndarray:
         [cu.cuuint64_t(shape.row_bytes), cu.cuuint64_t(shape.rows)], [cu.cuuint64_t(shape.row_bytes)],
         [cu.cuuint32_t(shape.box_row_bytes), cu.cuuint32_t(shape.box_rows)], [cu.cuuint32_t(1), cu.cuuint32_t(1)],
         cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
-        cu.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        getattr(cu.CUtensorMapSwizzle, TMA_SWIZZLES[shape.box_row_bytes]),
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE), f"cuTensorMapEncodeTiled({shape.name})")
     return np.array([int(v) for v in tmap.opaque], dtype=np.uint64)

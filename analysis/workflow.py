@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import ConfigError, ToolNotFoundError
 from .gpu import GpuInfo, detect_gpu, profile_set_name
-from .harness import TMA_SWIZZLE_BYTES, Tiling
+from .harness import TMA_SWIZZLES, Tiling
 from .names import ReportName, report_stem
 from .precision import precision_of
 from .tools import find_tool, ncu_version
@@ -130,9 +130,10 @@ def check_config(config: dict, kernel_dir: Path) -> None:
             raise ConfigError(f"config kernels.{name}.archs: an architecture-specific target ({specific[0]}) "
                               "must be the kernel's only one (its source needs that target's instructions)")
         tiling = tiling_from_config(config, name)
-        if spec.get("tma") and (tiling.block_k_bytes != TMA_SWIZZLE_BYTES or not tiling.producer_warps):
-            raise ConfigError(f"config kernels.{name}: tma kernels need tiling.block_k_bytes {TMA_SWIZZLE_BYTES} "
-                              "and a producer warpgroup (tiling.producer_warps)")
+        if spec.get("tma") and (tiling.block_k_bytes not in TMA_SWIZZLES or not tiling.producer_warps):
+            raise ConfigError(f"config kernels.{name}: tma kernels need tiling.block_k_bytes "
+                              f"{' or '.join(map(str, TMA_SWIZZLES))} (a swizzle's span) and a producer warpgroup "
+                              "(tiling.producer_warps)")
         for arch in spec["archs"]:
             limit = SMEM_PER_BLOCK.get(_sm(arch))
             if limit is not None and tiling.smem_bytes > limit:

@@ -169,6 +169,13 @@ __device__ __forceinline__ uint4 ld_shared_v4(uint32_t smem_src) {
   return v;
 }
 
+// 4-byte shared-memory load (ld.shared.b32).
+__device__ __forceinline__ uint32_t ld_shared_u32(uint32_t smem_src) {
+  uint32_t v;
+  asm volatile("ld.shared.b32 %0, [%1];\n" : "=r"(v) : "r"(smem_src));
+  return v;
+}
+
 __device__ __forceinline__ void st_shared_v4(uint32_t smem_dst, uint4 v) {
   asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_dst), "r"(v.x), "r"(v.y), "r"(v.z),
                "r"(v.w));

@@ -1,4 +1,5 @@
-"""The Hopper-native kernels fp16_wgmma and int8_wgmma (kernels/wgmma_gemm.cuh, sm_90a):
+"""The Hopper-native kernels fp16_wgmma and int8_wgmma (kernels/wgmma_gemm.cuh, sm_90a) and
+int4_wgmma_unpack_s8 (INT4 unpacked to INT8 for the same path):
 registry and config, the architecture mapping (sm_90 builds and runs the sm_90a kernels,
 other GPUs skip them), the build (no spills, HGMMA/IGMMA and UTMALDG in the SASS, the
 sm_90a target), the harness's tensor-map shapes and launch (384 threads, tensor maps
@@ -29,7 +30,20 @@ from analysis.workflow import (
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-WGMMA = {"fp16_wgmma": r"HGMMA\.64x256x16\.F32", "int8_wgmma": r"IGMMA\.64x256x32\.S8\.S8"}
+WGMMA = {"fp16_wgmma": r"HGMMA\.64x256x16\.F32", "int8_wgmma": r"IGMMA\.64x256x32\.S8\.S8",
+         "int4_wgmma_unpack_s8": r"IGMMA\.64x128x32\.S8\.S8"}
+# Shared memory each lays out (the registry's smem_bytes must equal it): stages of A and B
+# tiles of block_k_bytes per row; the INT4 kernel's stages hold packed A and B and an INT8 B
+# of twice the row; 1024 bytes to align the stages to the swizzle's repeat.
+SMEM = {"fp16_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
+        "int8_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
+        "int4_wgmma_unpack_s8": lambda t: t.stages * (t.block_m + 3 * t.block_n) * t.block_k_bytes + 1024}
+# wgmma and TMA copies in the SASS: 4 wgmma per K tile (its 128 INT8 or 64 FP16 of K in
+# 32-byte steps) and one copy per operand; the INT4 kernel issues 8 per K tile (two m64
+# halves of its 128 rows per consumer), its main loop takes two tiles per iteration (fixed A
+# registers per tile) plus one for an odd count, and its copies are issued before and in
+# the loop.
+SASS_COUNTS = {"fp16_wgmma": (4, 2), "int8_wgmma": (4, 2), "int4_wgmma_unpack_s8": (24, 4)}
 
 
 def test_registry_entries():
@@ -44,7 +58,7 @@ def test_registry_entries():
 def test_tiling_gives_384_threads_and_the_sm_90a_target(kernel):
     t = tiling_from_config(CONFIG, kernel)
     assert t.threads == 384 and t.producer_warps == 4 and t.arch == "sm_90a"
-    assert t.smem_bytes == t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024 <= 227 * 1024
+    assert t.smem_bytes == SMEM[kernel](t) <= 227 * 1024
     assert t.defines()[-2:] == ["-DPRODUCER_WARPS=4", "-arch=sm_90a"]
     assert Tiling.parse(t.cli()) == dataclasses.replace(t, arch=None)  # the launch needs no target
     cmd = command("check-time", "k.cubin", kernel, "fp16", 512, t, **kernel_options(CONFIG["kernels"][kernel]))
@@ -67,7 +81,7 @@ def test_sm_90_builds_and_runs_sm_90a_kernels_others_skip_them():
     assert kernel_target("sm_90", ["sm_89", "sm_90"]) == "sm_90"
     assert kernel_target("sm_89", ["sm_90a"]) is None
     lines = skipped_for_arch(CONFIG["kernels"], "sm_89")
-    assert len(lines) == 2 and all("\n" not in line and "skipped on this sm_89 GPU" in line for line in lines)
+    assert len(lines) == len(WGMMA) and all("\n" not in line and "skipped on this sm_89 GPU" in line for line in lines)
     assert skipped_for_arch(CONFIG["kernels"], "sm_90") == []
 
 
@@ -84,13 +98,13 @@ def test_config_check_refuses_a_specific_target_beside_others_and_tma_without_it
     with pytest.raises(ConfigError, match="must be the kernel's only one"):
         check_config(cfg, REPO / "kernels")
     cfg = copy.deepcopy(CONFIG)
-    cfg["kernels"]["int8_wgmma"]["tiling"]["block_k_bytes"] = 64
-    with pytest.raises(ConfigError, match="tma kernels need tiling.block_k_bytes 128"):
+    cfg["kernels"]["int8_wgmma"]["tiling"]["block_k_bytes"] = 96
+    with pytest.raises(ConfigError, match="tma kernels need tiling.block_k_bytes 64 or 128"):
         check_config(cfg, REPO / "kernels")
 
 
 @pytest.mark.parametrize(("change", "dims", "message"), [
-    ({"block_k_bytes": 64}, (512, 512, 512), "K tile must be 128 bytes"),
+    ({"block_k_bytes": 32}, (512, 512, 512), "K tile must be 64 or 128 bytes"),
     ({}, (512, 384, 512), r"N=384 is not a positive multiple of its tile 256"),
     ({}, (512, 512, 96), r"K=96 is not a positive multiple"),
     ({"block_m": 512}, (512, 512, 512), "the A box has 512 rows; a TMA box has 1 to 256"),
@@ -109,11 +123,15 @@ def test_tensor_maps_of_a_good_shape():
     a16, _ = tensor_map_shapes("fp16_wgmma", precision_of("fp16"), tiling_from_config(CONFIG, "fp16_wgmma"),
                                512, 512, 512)
     assert a16.row_bytes == 1024  # FP16: two bytes per element of K
+    a4, b4 = tensor_map_shapes("int4_wgmma_unpack_s8", precision_of("int4"),
+                               tiling_from_config(CONFIG, "int4_wgmma_unpack_s8"), 1024, 512, 2048)
+    assert (a4.row_bytes, a4.box_rows, a4.box_row_bytes) == (1024, 256, 64)  # two INT4 per byte, 64-byte swizzle
+    assert (b4.rows, b4.box_rows, b4.box_row_bytes) == (512, 128, 64)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """Both kernels built as the build rule builds them where sm_90 is configured."""
+    """The kernels built as the build rule builds them where sm_90 is configured."""
     out = {}
     tmp = tmp_path_factory.mktemp("wgmma")
     for name in WGMMA:
@@ -127,16 +145,16 @@ def built(tmp_path_factory):
 
 @pytest.mark.parametrize("kernel", sorted(WGMMA))
 def test_builds_for_sm_90a_without_spills_and_issues_gmma_and_tma(built, kernel):
-    """sm_90a, no spills or local memory, the barriers in 48..64 bytes of static shared
-    memory, the warpgroup MMA of its precision (4 per K tile: 128 bytes in 32-byte steps),
-    TMA loads (UTMALDG, one per operand), mbarrier waits, setmaxnreg both ways, and no
-    serialised wgmma (ptxas C7515)."""
+    """sm_90a, no spills or local memory, the barriers in at most 160 bytes of static shared
+    memory, the warpgroup MMA of its precision and the TMA loads (UTMALDG) as SASS_COUNTS
+    says, mbarrier waits, setmaxnreg both ways, and no serialised wgmma (ptxas C7515)."""
     usage, sass, log, _ = built[kernel]
     assert usage.arch == "sm_90a" and "-arch=sm_90a" in log
     assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0
-    assert 0 < usage.shared_bytes <= 64
-    assert len(re.findall(WGMMA[kernel], sass)) == 4
-    assert len(re.findall(r"UTMALDG\.2D", sass)) == 2
+    assert 0 < usage.shared_bytes <= 160
+    mmas, copies = SASS_COUNTS[kernel]
+    assert len(re.findall(WGMMA[kernel], sass)) == mmas
+    assert len(re.findall(r"UTMALDG\.2D", sass)) == copies
     assert re.search(r"SYNCS\.PHASECHK\.TRANS64", sass) and re.search(r"USETMAXREG\.DEALLOC", sass)
     assert re.search(r"USETMAXREG\.TRY_ALLOC", sass)
     assert not re.search(r"\b[HI]MMA\.|\bLDL\b|\bSTL\b", sass)
@@ -161,7 +179,7 @@ def test_globals_hold_the_tensor_maps(built):
 @pytest.mark.gpu
 @pytest.mark.parametrize("kernel", sorted(WGMMA))
 def test_correct_at_every_size(tmp_path, kernel):
-    """Exact (INT8) or bounded (FP16) at every configured N, on an sm_90 GPU."""
+    """Exact (INT8, INT4) or bounded (FP16) at every configured N, on an sm_90 GPU."""
     from analysis.build import compile_cubin
     from analysis.gpu import detect_gpu
     from analysis.harness import GemmRunner
