@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 # "        /*0070*/   @!P0 IMAD.WIDE.U32 R2, R3, 0x4, R4 ;   /* 0x... */"
-_LINE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?P<pred>@!?U?P[T0-9]+\s+)?(?P<op>[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
+_LINE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?P<pred>@!?U?P[T0-9]+\s+)?(?P<op>[A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)")
 
 #: Instruction classes, first match wins; the pattern is matched against the opcode
 #: without modifiers (the part before the first dot).

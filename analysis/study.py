@@ -363,7 +363,44 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           if pairs else "not measured",
           None if not pairs or len(pairs) < n_common else all(bool(_faster(k, r)) for _, k, r in pairs), note)
     _library_claims(claim, full, registry, references)
+    _int4_claim(claim, full, registry)
     return pd.DataFrame(rows, columns=["claim", "test", "measured", "holds", "note"])
+
+
+#: Targets of the INT4 kernels beyond the study at the largest N: the fastest INT4 kernel
+#: against the fastest INT8 kernel and against each of the study's s4 mma.sync kernels.
+INT4_VS_INT8_TARGET = 0.80
+INT4_VS_STUDY_S4_TARGET = 10.0
+
+
+def _int4_claim(claim, summary: pd.DataFrame, registry: dict) -> None:
+    """The claim that INT4 on a GPU without s4 tensor instructions is best served by
+    unpacking to INT8: at the set's largest timed N, the fastest INT4 kernel reaches
+    :data:`INT4_VS_INT8_TARGET` of the fastest INT8 kernel and :data:`INT4_VS_STUDY_S4_TARGET`
+    times each study kernel issuing s4 mma.sync (registry ``mma`` naming mma.sync and s4);
+    None where the set lacks INT8 kernels or those study kernels."""
+    t = summary.dropna(subset=["median_ns"])
+    largest = int(t["n"].max()) if len(t) else None
+    t = t[t["n"] == largest]
+    int4, int8 = t[t["precision"] == "int4"], t[t["precision"] == "int8"]
+    study_s4 = sorted(k for k, spec in registry.items()
+                      if spec.get("study", True) and spec["precision"] == "int4"
+                      and "mma.sync" in spec["mma"] and ".s4" in spec["mma"] and k in set(int4["kernel"]))
+    text = ("Beyond the study: INT4 unpacked to INT8 reaches the INT8 kernels' speed and far beyond the "
+            "study's s4 mma.sync kernels")
+    test = (f"at N={largest}, the fastest INT4 kernel / the fastest INT8 kernel >= {INT4_VS_INT8_TARGET:.2f} "
+            f"and / each study s4 mma.sync kernel >= {INT4_VS_STUDY_S4_TARGET:g}")
+    if int4.empty or int8.empty or not study_s4:
+        claim(text, test, "not measured (needs INT4 and INT8 kernels and a study s4 mma.sync kernel)", None)
+        return
+    b4, b8 = int4.loc[int4["throughput"].idxmax()], int8.loc[int8["throughput"].idxmax()]
+    vs8 = b4["throughput"] / b8["throughput"]
+    vs_s4 = {k: b4["throughput"] / int4.loc[int4["kernel"] == k, "throughput"].iloc[0] for k in study_s4}
+    measured = (f"{b4['kernel']} / {b8['kernel']} {vs8:.2f}x; "
+                + ", ".join(f"/ {k} {v:.1f}x" for k, v in vs_s4.items()))
+    claim(text, test, measured,
+          vs8 >= INT4_VS_INT8_TARGET and all(v >= INT4_VS_STUDY_S4_TARGET for v in vs_s4.values()),
+          "event-timed medians (timings.csv) of this set")
 
 
 #: The library GEMM each precision is measured against (analysis.references names).

@@ -305,3 +305,33 @@ def test_wgmma_against_mma_sync_and_the_library(registry, static):
     for k, v in r.items():
         assert f"{k} {v:.2f}x" in row["measured"]
     assert row["holds"] == (r["fp16_wgmma"] >= 0.90 > r["fp16_ptx_tuned"] and r["int8_wgmma"] >= 0.90 > r["int8_ptx_tuned"])
+
+
+INT4_SET = REPO / "profiles" / f"{DEFAULT_SET}_int4"
+
+
+def test_int4_against_int8_and_the_study_s4_kernels(registry, static):
+    """The _int4 batch (INT4 on every path beside int8_wgmma): the INT4 row quotes the ratios
+    of timings.csv's throughputs at the largest N and judges them by the stated bounds; the
+    same set without its INT8 kernel leaves the row unjudged."""
+    from analysis.parse import parse_reports
+    from analysis.tables import set_table, summary
+
+    got = parse_reports(sorted((INT4_SET / "reports").glob("*.ncu-rep.xz")), workers=2)
+    got.raise_errors(INT4_SET.name)
+    table = set_table(got.metrics, INT4_SET.name, json.loads((INT4_SET / "metadata.json").read_text()))
+    timings = pd.read_csv(INT4_SET / "timings.csv")
+    summ = summary(table, pd.concat(got.instances, ignore_index=True), timings)
+    claim = "Beyond the study: INT4 unpacked to INT8 reaches the INT8 kernels' speed and far beyond the study's s4 mma.sync kernels"
+    row = study.claims(summ, registry, static, "sm_90").set_index("claim").loc[claim]
+    t = timings.query("n == 8192").set_index("kernel")["throughput"]
+    best4 = t[[k for k in t.index if registry[k]["precision"] == "int4"]].idxmax()
+    best8 = t[[k for k in t.index if registry[k]["precision"] == "int8"]].idxmax()
+    assert (best4, best8) == ("int4_wgmma_unpack_s8", "int8_wgmma")
+    vs8, vs_k64, vs_k32 = (t[best4] / t[best8], t[best4] / t["int4_ptx_mma_k64"], t[best4] / t["int4_ptx_mma_k32"])
+    assert f"{best4} / {best8} {vs8:.2f}x" in row["measured"]
+    assert f"/ int4_ptx_mma_k64 {vs_k64:.1f}x" in row["measured"] and f"/ int4_ptx_mma_k32 {vs_k32:.1f}x" in row["measured"]
+    assert row["holds"] == (vs8 >= 0.80 and vs_k64 >= 10 and vs_k32 >= 10)
+    without_int8 = summ[summ["precision"] != "int8"]
+    row = study.claims(without_int8, registry, static, "sm_90").set_index("claim").loc[claim]
+    assert row["holds"] is None and "not measured" in row["measured"]
