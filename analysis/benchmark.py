@@ -211,7 +211,7 @@ def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str
             except (IndexError, KeyError, TypeError, ValueError, UnicodeDecodeError):
                 raise ValueError(f"{tsv}: not a Snakemake benchmark file (no number in an 's' column)") from None
             job = tsv.relative_to(run / "benchmarks" / rule).with_suffix("").as_posix()
-            # profile_repeat writes its benchmarks beside profile's, as {kernel}_n{N}_r{R}
+            # profile_repeat writes its benchmarks beside profile's, as {kernel}_n{N...}_r{R}
             kind = "profile_repeat" if rule == "profile" and re.search(r"_r\d+$", job) else rule
             rows.append((kind, job, seconds))
     if not any(r[0] in GPU_RULES for r in rows):
@@ -247,13 +247,18 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
         for r in rows:
             by_rule.setdefault(r["rule"], []).append(float(r["seconds"]))
         busy = sum(sum(v) for k, v in by_rule.items() if k in GPU_RULES)
-        kernels = {re.sub(r"_n\d+(_r\d+)?$", "", r["job"].split("/")[-1]) for r in rows
+        kernels = {re.sub(r"_n\d+(-\d+)*(_r\d+)?$", "", r["job"].split("/")[-1]) for r in rows
                    if r["rule"] in ("check_time", "profile")}
-        reports = len(by_rule.get("profile", [])) + len(by_rule.get("profile_repeat", []))
+        profiled = [r["job"] for r in rows if r["rule"] in ("profile", "profile_repeat")]
+        reports = len(profiled)
+        # a job named {kernel}_n{N1}-{N2}-... profiled one launch per N in one ncu process
+        launches = sum(len(m.group(1).split("-")) if (m := re.search(r"_n(\d+(?:-\d+)*)(_r\d+)?$", j)) else 1
+                       for j in profiled)
         lines += [f"## {meta_path.stem}", "", f"`{meta['command']}`" if meta["command"] else "(command not kept)",
                   "", meta["note"], "",
                   f"Whole run: {meta['wall_s']:.0f} s of wall time. GPU busy: {busy:.0f} s "
-                  f"({busy / 60:.1f} min) for {len(kernels)} kernels and {reports} profiled reports.", "",
+                  f"({busy / 60:.1f} min) for {len(kernels)} kernels and {reports} profiled reports"
+                  + (f" ({launches} launches)" if launches != reports else "") + ".", "",
                   "| rule | jobs | seconds | seconds per job |", "| --- | --- | --- | --- |"]
         for rule in GPU_RULES + GPU_RUN_CPU_RULES:
             if rule in by_rule:
@@ -262,13 +267,19 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
                              f"{sum(v) / len(v):.2f} |")
         prof: dict[str, list[float]] = {}
         for r in rows:
-            n = re.search(r"_n(\d+)$", r["job"])
+            n = re.search(r"_n(\d+(?:-\d+)*)$", r["job"])
             if r["rule"] == "profile" and n:
                 prof.setdefault(n.group(1), []).append(float(r["seconds"]))
-        if prof:
+        single = {n: v for n, v in prof.items() if "-" not in n}
+        if single:
             lines += ["", "`ncu --set full` profile jobs by N (mean seconds per job): "
                       + ", ".join(f"N = {n}: {sum(v) / len(v):.1f} s" for n, v in
-                                  sorted(prof.items(), key=lambda kv: int(kv[0]))) + "."]
+                                  sorted(single.items(), key=lambda kv: int(kv[0]))) + "."]
+        for n, v in sorted(prof.items()):
+            if "-" in n:
+                lines += ["", f"`ncu --set full` jobs of one kernel at N = {n.replace('-', ', ')} in one ncu "
+                          f"process: {len(v)} jobs, mean {sum(v) / len(v):.1f} s, "
+                          f"min {min(v):.1f} s, max {max(v):.1f} s."]
         lines.append("")
     return "\n".join(lines)
 

@@ -4,7 +4,7 @@ Runs on the CUDA driver API through cuda-python (``cuda.bindings.driver``); need
 Command line (used by the workflow, and under ``ncu`` for profiling):
 
     python -m analysis.harness check-time --cubin K.cubin --kernel K --precision int8 --n 4096 --out K.json
-    python -m analysis.harness profile    --cubin K.cubin --kernel K --precision int8 --n 4096
+    python -m analysis.harness profile    --cubin K.cubin --kernel K --precision int8 --n 512 1024 4096
 
 Inputs are uniform random integers (INT8 in [-128, 127], INT4 in [-8, 7]) or uniform
 random FP16 values in [-1, 1], drawn fresh for every run from a recorded seed; C is
@@ -675,21 +675,33 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
                    warmups: int, seed: int, *, accumulator: str | None = None,
                    b_layout: str = "col", tma: bool = False) -> CheckResult:
-    """The program ncu profiles: ``warmups`` launches, then one launch (the one ncu keeps,
-    with ``--launch-skip warmups --launch-count 1``), whose output is then checked on the
-    rows of :func:`sample_rows` (the full check ran before, in check-time mode; the sample
-    keeps the float64 reference off the profiling job's critical path at large N).
+    """The program ncu profiles, for one N: ``warmups`` launches, then one launch between
+    ``cuProfilerStart`` and ``cuProfilerStop`` (the one ncu keeps, run with
+    ``--profile-from-start off``), whose output is then checked on the rows of
+    :func:`sample_rows` (the full check ran before, in check-time mode; the sample keeps
+    the float64 reference off the profiling job's critical path at large N). Called once
+    per N in one process, it gives one report with one launch per N, in call order.
 
     Raises:
         CheckFailedError: the profiled launch's output is wrong.
+        RuntimeError: a CUDA call failed.
     """
     run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed, accumulator=accumulator,
                      b_layout=b_layout, tma=tma)
+    cu = run.cu
     try:
         for _ in range(warmups):
             run.launch()
         run.sync()
-        chk = run.check(sample_rows(n, tiling.block_m, np.random.default_rng(seed)))
+        run.poison()
+        _check(cu.cuProfilerStart(), "cuProfilerStart")
+        try:
+            run.launch()
+            run.sync()
+        finally:
+            _check(cu.cuProfilerStop(), "cuProfilerStop")
+        rows = sample_rows(n, tiling.block_m, np.random.default_rng(seed))
+        chk = compare(run.result(), run.a_ref, run.b_ref, run.prec, rows, run.accumulator)
     finally:
         run.close()
     if not chk.passed:
@@ -701,8 +713,8 @@ def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 def command(mode: str, cubin: Path | str, kernel: str, precision: str, n: int | str | Sequence[int | str],
             tiling: Tiling, **options: object) -> list[str]:
     """The harness command line (``python -m analysis.harness ...``) for one kernel and one
-    N, or several (check-time mode: one process checks and times them in turn, writing one
-    record per N to ``out`` with ``{n}`` replaced); ``options`` become ``--name value`` with ``_`` in names as ``-`` (e.g. warmups=3,
+    N, or several (one process runs them in turn: check-time mode writes one record per N
+    to ``out`` with ``{n}`` replaced, profile mode profiles one launch per N); ``options`` become ``--name value`` with ``_`` in names as ``-`` (e.g. warmups=3,
     out=path, b_layout="row"); options whose value is None or False are left out, and one
     whose value is True is a bare flag (tma=True: ``--tma``)."""
     cmd = [sys.executable, "-m", "analysis.harness", mode, "--cubin", str(cubin), "--kernel", kernel,
@@ -723,7 +735,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kernel", required=True)
     p.add_argument("--precision", required=True, choices=["fp16", "int8", "int4"])
     p.add_argument("--n", type=int, nargs="+", required=True,
-                   help="M = N = K; check-time takes several (one record each, --out with {n})")
+                   help="M = N = K; several: one record each (check-time, --out with {n}), "
+                        "one profiled launch each, in this order (profile)")
     p.add_argument("--tiling", default="64,32,64,4,2,2",
                    help="block_m,block_n,block_k_bytes,warps_m,warps_n,stages[,raster,smem_bytes[,producer_warps]]")
     p.add_argument("--warmups", type=int, default=10)
@@ -741,8 +754,6 @@ def main(argv: list[str] | None = None) -> int:
         tiling = Tiling.parse(args.tiling)
     except ConfigError as exc:
         p.error(str(exc))
-    if args.mode == "profile" and len(args.n) != 1:
-        p.error("profile mode takes one --n (ncu keeps one launch per report)")
     if len(args.n) > 1 and args.out and "{n}" not in args.out:
         p.error("with several --n, --out must contain {n} (one record per N)")
     if args.out and args.mode == "profile":

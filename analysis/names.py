@@ -6,29 +6,61 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-#: Report file names: {kernel}_n{N}.ncu-rep[.xz], repeats of a profile as {kernel}_n{N}_r{R}.
-REPORT_STEM = r"[A-Za-z0-9_]+?_n\d+(?:_r[1-9]\d*)?"
-_FILE_RE = re.compile(r"^(?P<kernel>[A-Za-z0-9_]+?)_n(?P<n>\d+)(?:_r(?P<repeat>[1-9]\d*))?\.ncu-rep(?:\.xz)?$")
+#: Report file names: {kernel}_n{N}.ncu-rep[.xz], repeats of a profile as {kernel}_n{N}_r{R};
+#: a report holding one launch per N, in launch order, names them all: {kernel}_n512-1024-2048.
+REPORT_STEM = r"[A-Za-z0-9_]+?_n\d+(?:-\d+)*(?:_r[1-9]\d*)?"
+_FILE_RE = re.compile(r"^(?P<kernel>[A-Za-z0-9_]+?)_n(?P<n>\d+(?:-\d+)*)(?:_r(?P<repeat>[1-9]\d*))?"
+                      r"\.ncu-rep(?:\.xz)?$")
 
 
 @dataclass(frozen=True)
 class ReportName:
-    """Kernel, N and repeat encoded in a report's file name:
-    ``{kernel}_n{N}.ncu-rep[.xz]`` (repeat 0) or ``{kernel}_n{N}_r{R}.ncu-rep[.xz]``."""
+    """Kernel, problem sizes and repeat encoded in a report's file name:
+    ``{kernel}_n{N}.ncu-rep[.xz]`` (repeat 0), ``{kernel}_n{N}_r{R}.ncu-rep[.xz]``, or, for a
+    report holding one launch per size in launch order (one ncu process for every N of a
+    kernel), ``{kernel}_n{N1}-{N2}-...[_r{R}]``.
+
+    Attributes:
+        kernel: the kernel's name (every launch of the report is of it).
+        sizes: M = N = K of each launch, in launch order (one element for a one-launch report).
+        repeat: which profile of the same kernel and sizes (0: the first).
+    """
 
     kernel: str
-    n: int
+    sizes: tuple[int, ...]
     repeat: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.sizes or len(set(self.sizes)) != len(self.sizes):
+            raise ValueError(f"{self.kernel}: sizes {self.sizes} must be one or more distinct N")
 
     @classmethod
     def parse(cls, path: str | Path) -> ReportName | None:
+        """The name of ``path``'s file, or None when it does not read as above (a report of
+        another program, or an N given twice)."""
         m = _FILE_RE.match(Path(path).name)
-        return cls(m["kernel"], int(m["n"]), int(m["repeat"] or 0)) if m else None
+        if not m:
+            return None
+        sizes = tuple(int(v) for v in m["n"].split("-"))
+        if len(set(sizes)) != len(sizes):
+            return None
+        return cls(m["kernel"], sizes, int(m["repeat"] or 0))
+
+    @property
+    def n(self) -> int:
+        """The N of a one-launch report.
+
+        Raises:
+            ValueError: the report holds several sizes (use :attr:`sizes`)."""
+        if len(self.sizes) != 1:
+            raise ValueError(f"{self.stem}: a report of {len(self.sizes)} sizes has no single N")
+        return self.sizes[0]
 
     @property
     def stem(self) -> str:
         """The file name without ``.ncu-rep[.xz]``."""
-        return f"{self.kernel}_n{self.n}" + (f"_r{self.repeat}" if self.repeat else "")
+        return (f"{self.kernel}_n{'-'.join(map(str, self.sizes))}"
+                + (f"_r{self.repeat}" if self.repeat else ""))
 
 
 def report_stem(path: str | Path) -> str:

@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import ncu_report
@@ -35,7 +35,8 @@ TIDY_COLUMNS = ["kernel", "precision", "n", "repeat", "launch", "metric", "value
 
 #: Columns that identify a launch, after :data:`TIDY_COLUMNS`: the report's file stem; the
 #: profiling range; ncu's function, demangled and mangled names; the launch's position
-#: among the report's launches of the same mangled name; grid and block size ("x,y,z",
+#: among the report's launches of the same mangled name (and N, in a report of one launch per N);
+#: grid and block size ("x,y,z",
 #: NA without the launch statistics); and whether profiling failed for the launch.
 IDENTITY_COLUMNS = ["report", "range", "function", "demangled", "mangled", "occurrence", "grid", "block",
                     "profiling_failed"]
@@ -149,6 +150,26 @@ def _metric_value(metric) -> tuple[float, str | None]:
     return float(val), None
 
 
+def _check_sizes(path: Path, name: ReportName | None, actions: list) -> None:
+    """A report named for several sizes holds one launch per size."""
+    if name and len(name.sizes) > 1 and len(actions) != len(name.sizes):
+        raise ReportError(path, f"holds {len(actions)} kernel launches, but its name gives "
+                                f"{len(name.sizes)} sizes (N = {', '.join(map(str, name.sizes))}), one launch each",
+                          "profile every N of the kernel in one ncu process (one launch per N, in the "
+                          "name's order), or name the file {kernel}_n{N}")
+
+
+def launch_sizes(name: ReportName | None, launches: Iterable[int]) -> list:
+    """N of each launch index (0-based, across ranges): the file name's N for a one-size
+    report, the name's i-th N for launch i of a report of several sizes (one launch each,
+    in launch order, as the name says), NA for a report whose name gives none."""
+    if name is None:
+        return [pd.NA for _ in launches]
+    if len(name.sizes) == 1:
+        return [name.sizes[0] for _ in launches]
+    return [name.sizes[i] for i in launches]
+
+
 def _actions(ctx) -> Iterator[tuple[int, int, object]]:
     """(launch index across ranges, range index, action) of every launch in the report."""
     idx = 0
@@ -187,15 +208,17 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
                   ) -> pd.DataFrame:
     if not actions:
         raise ReportError(path, "holds no kernel launch")
-    if expect_launches is not None and len(actions) != expect_launches:
+    _check_sizes(path, name, actions)
+    if expect_launches is not None and len(actions) != expect_launches * (len(name.sizes) if name else 1):
         raise ReportError(path, f"holds {len(actions)} kernel launches, expected {expect_launches}",
                           "profile with --launch-count 1 and a --kernel-name filter")
     from ncu_report import IAction
 
     rows: list[tuple] = []
     ident: list[tuple] = []
-    seen: dict[str, int] = {}
-    for launch, rng, action in actions:
+    seen: dict[tuple, int] = {}
+    sizes = launch_sizes(name, [launch for launch, _, _ in actions])
+    for (launch, rng, action), size in zip(actions, sizes):
         names = action.metric_names()
         if len(names) == 0:
             raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
@@ -207,8 +230,9 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
                               "rename its source file and import again)")
         kernel = name.kernel if name else action.name()
         mangled = action.name(IAction.NameBase_MANGLED) or action.name()
-        occurrence = seen.get(mangled, 0)
-        seen[mangled] = occurrence + 1
+        # the launch's place among those of its kernel at its N (one launch per N: 0)
+        occurrence = seen.get((mangled, size), 0)
+        seen[(mangled, size)] = occurrence + 1
         first = len(rows)
         for metric_name in sorted(names):
             m = action.metric_by_name(metric_name)
@@ -221,7 +245,7 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
     df = pd.DataFrame(rows, columns=["kernel", "metric", "launch", "value", "value_str", "unit",
                                      "metric_type", "instances"])
     df["precision"] = df["kernel"].map(precision_from_kernel).astype("string")
-    df["n"] = pd.array([name.n if name else pd.NA] * len(df), dtype="Int64")
+    df["n"] = pd.array(launch_sizes(name, df["launch"]), dtype="Int64")
     df["repeat"] = name.repeat if name else 0
     for col in ("kernel", "metric", "value_str", "unit", "metric_type"):
         df[col] = df[col].astype("string")
@@ -237,6 +261,7 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
 
 def _instance_table(path: str | Path, name: ReportName | None, actions: list,
                     metrics: list[str] | Callable[[str], bool] | None) -> pd.DataFrame:
+    _check_sizes(Path(path), name, actions)
     rows: list[tuple] = []
     for launch, _rng, action in actions:
         kernel = name.kernel if name else action.name()
@@ -258,7 +283,7 @@ def _instance_table(path: str | Path, name: ReportName | None, actions: list,
                     rows.append((kernel, launch, metric_name, i, key, math.nan if v is None else float(v), None))
     df = pd.DataFrame(rows, columns=["kernel", "launch", "metric", "instance", "key", "value", "value_str"])
     df.insert(0, "report", pd.array([report_stem(path)] * len(df), dtype="string"))
-    df.insert(2, "n", pd.array([name.n if name else pd.NA] * len(df), dtype="Int64"))
+    df.insert(2, "n", pd.array(launch_sizes(name, df["launch"]), dtype="Int64"))
     df.insert(2, "repeat", name.repeat if name else 0)
     for col in ("kernel", "metric", "key", "value_str"):
         df[col] = df[col].astype("string")
@@ -286,11 +311,12 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
     Args:
         path: any ``.ncu-rep`` or ``.ncu-rep.xz`` file. Kernel, N and repeat are taken
             from the file name when it reads ``{kernel}_n{N}[_r{R}]`` (every launch must
-            then be of that kernel), otherwise from the report (kernel = ncu's function
+            then be of that kernel) or ``{kernel}_n{N1}-{N2}-...[_r{R}]`` (one launch per
+            N, launch i at the i-th N), otherwise from the report (kernel = ncu's function
             name of each launch, N = NA, repeat 0).
-        expect_launches: the number of kernel launches the report must hold (the
-            workflow asks for 1 for the reports it makes); None (default) reads every
-            launch of every range.
+        expect_launches: the number of kernel launches the report must hold per N of its
+            name (the workflow asks for 1 for the reports it makes); None (default) reads
+            every launch of every range.
 
     Returns:
         DataFrame with columns :data:`TIDY_COLUMNS` then :data:`IDENTITY_COLUMNS`:
@@ -315,8 +341,8 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
 
     Raises:
         ReportError: missing, empty, truncated, corrupt or non-report file; a launch with
-            no metrics; a launch count other than ``expect_launches``. The message names
-            the file and the cause.
+            no metrics; a launch count other than ``expect_launches`` per N, or than the
+            sizes the name gives. The message names the file and the cause.
     """
     return _read(path, expect_launches)[0]
 

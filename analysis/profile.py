@@ -1,8 +1,11 @@
 """Run a kernel under ``ncu --set full`` and store the report xz-compressed.
 
-The profiled program is :mod:`analysis.harness` in ``profile`` mode: warm-up launches,
-then the one launch ncu keeps (``--launch-skip <warmups> --launch-count 1``), restricted
-by ``--kernel-name`` to the kernel itself. Clocks are left alone
+The profiled program is :mod:`analysis.harness` in ``profile`` mode: for each N in turn,
+warm-up launches, then the one launch ncu keeps, between ``cuProfilerStart`` and
+``cuProfilerStop`` (``--profile-from-start off``), restricted by ``--kernel-name`` to the
+kernel itself. One ncu process profiles every N of a kernel: one report with one launch
+per N, named ``{kernel}_n{N1}-{N2}-...`` (ncu's and the harness's start-up, about 5 s, paid
+once per kernel instead of once per N; docs/gpu-benchmarks.md). Clocks are left alone
 (``--clock-control none``): the report holds the clocks the GPU actually ran at.
 """
 
@@ -13,6 +16,7 @@ import lzma
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -50,45 +54,53 @@ def ncu_failure(output: str, tail_lines: int = 15) -> str:
     return "\n".join(parts)
 
 
-def ncu_command(ncu: Path, section_set: str, kernel: str, warmups: int, out_base: Path) -> list[str]:
-    """The ncu command line (without the profiled program)."""
-    return [str(ncu), "--set", section_set, "--clock-control", "none", "--kernel-name", kernel,
-            "--launch-skip", str(warmups), "--launch-count", "1", "--force-overwrite",
+def ncu_command(ncu: Path, section_set: str, kernel: str, launches: int, out_base: Path) -> list[str]:
+    """The ncu command line (without the profiled program): ``launches`` launches of
+    ``kernel``, those the program brackets with cuProfilerStart/Stop."""
+    return [str(ncu), "--set", section_set, "--clock-control", "none", "--profile-from-start", "off",
+            "--kernel-name", kernel, "--launch-count", str(launches), "--force-overwrite",
             "--export", str(out_base)]
 
 
-def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
+def profile_kernel(cubin: Path, kernel: str, precision: str, n: int | Sequence[int], tiling: Tiling,
                    report: Path, *, section_set: str = "full", warmups: int = 3,
                    ncu: str | None = None, options: dict | None = None) -> None:
-    """Profile one kernel at M = N = K = n and write ``report``: xz-compressed (preset 9)
+    """Profile one kernel at M = N = K = n, for each n of a sequence in turn in one ncu
+    process (one launch each, in that order), and write ``report``: xz-compressed (preset 9)
     when its name ends in ``.xz``, else the plain ``.ncu-rep`` (the workflow compresses
     those in a CPU job of their own, :func:`compress_report`, so that the GPU is free for
     the next profile meanwhile). ``options``: the kernel's further harness options
-    (accumulator, b_layout).
+    (accumulator, b_layout, tma); ``warmups``: launches before each profiled one.
 
-    The report appears only after ncu succeeded, the profiled launch passed its check
-    and the file is complete (temporary name, then rename).
+    The report appears only after ncu succeeded, every profiled launch passed its check
+    and the file is complete (temporary name, then rename); it holds one launch per N.
 
     Raises:
-        ToolNotFoundError: ncu is missing; AnalysisError: ncu or the check failed (the
+        ToolNotFoundError: ncu is missing; AnalysisError: ncu or a check failed (the
         message carries the end of ncu's output, and the permission fix for
-        ERR_NVGPUCTRPERM).
+        ERR_NVGPUCTRPERM), or the report lacks a launch.
     """
     exe = find_tool("ncu", ncu)
+    sizes = [n] if isinstance(n, int) else list(n)
+    what = f"{kernel} N={','.join(map(str, sizes))}"
     tmpdir = Path(tempfile.mkdtemp(prefix="ncu-"))
     try:
-        base = tmpdir / f"{kernel}_n{n}"
-        prog = harness_command("profile", cubin, kernel, precision, n, tiling, warmups=warmups,
+        base = tmpdir / "profile"
+        prog = harness_command("profile", cubin, kernel, precision, sizes, tiling, warmups=warmups,
                                **(options or {}))
-        cmd = [*ncu_command(exe, section_set, kernel, warmups, base), *prog]
+        cmd = [*ncu_command(exe, section_set, kernel, len(sizes), base), *prog]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         print(f"$ {' '.join(cmd)}\n{proc.stdout}{proc.stderr}")
         out = proc.stdout + proc.stderr
         if "ERR_NVGPUCTRPERM" in out:
-            raise AnalysisError(f"{kernel} N={n}: {PERM_HINT}")
+            raise AnalysisError(f"{what}: {PERM_HINT}")
         plain = base.with_suffix(".ncu-rep")
         if proc.returncode != 0 or not plain.exists():
-            raise AnalysisError(f"{kernel} N={n}: ncu exited with {proc.returncode}:\n{ncu_failure(out)}")
+            raise AnalysisError(f"{what}: ncu exited with {proc.returncode}:\n{ncu_failure(out)}")
+        got = profiled_launches(plain)
+        if got != len(sizes):
+            raise AnalysisError(f"{what}: ncu kept {got} launches, one per N ({len(sizes)}) expected:\n"
+                                f"{ncu_failure(out)}")
         if Path(report).suffix == ".xz":
             compress_report(plain, Path(report))
         else:
@@ -96,6 +108,14 @@ def profile_kernel(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
                 shutil.move(plain, tmp)
     finally:
         shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def profiled_launches(plain: Path) -> int:
+    """Kernel launches in a plain ``.ncu-rep`` (every range), read with ``ncu_report``."""
+    import ncu_report
+
+    ctx = ncu_report.load_report(str(plain))
+    return sum(ctx.range_by_idx(r).num_actions() for r in range(ctx.num_ranges()))
 
 
 def compress_report(plain: Path, report_xz: Path) -> None:

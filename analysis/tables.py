@@ -177,10 +177,11 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
     wide["throughput_unit"] = wide["precision"].astype(object).map(RATE_UNIT)
     ops = ops.where(wide["throughput_unit"].notna())
     if timings is not None and len(timings):
-        # an event timing is of one kernel launch: it belongs to a report of one launch
+        # an event timing is of one kernel launch: it belongs to the one launch of its kernel
+        # and N in a report (a report of one launch per N has one such launch per N)
         t = timings[["kernel", "n", "median_ns", "p25_ns", "p75_ns", "repeats"]].astype({"n": "Int64"})
         wide = wide.merge(t, on=["kernel", "n"], how="left")
-        several = wide.groupby("report")["launch"].transform("size") > 1
+        several = wide.groupby(["report", "n"], dropna=False)["launch"].transform("size") > 1
         wide.loc[several, ["median_ns", "p25_ns", "p75_ns", "repeats"]] = np.nan
     else:
         for col in ("median_ns", "p25_ns", "p75_ns", "repeats"):

@@ -114,18 +114,20 @@ def test_command_carries_kernel_options():
     assert cmd[-2:] == ["--b-layout", "row"] and "--accumulator" not in cmd
 
 
-def test_several_n_need_a_record_per_n_and_profile_takes_one():
-    """check-time over several N writes one record per N ({n} in --out); ncu keeps one
-    launch per report, so profile mode refuses several. Refused before any GPU work."""
+def test_several_n_need_a_record_per_n():
+    """check-time over several N writes one record per N ({n} in --out); profile mode
+    takes several N (one profiled launch each) but writes no record; an N given twice is
+    refused in either mode. Refused before any GPU work."""
     from analysis.harness import command
 
     cmd = command("check-time", "k.cubin", "int8_wmma", "int8", [512, 1024], Tiling(), out="r_n{n}.json")
     assert cmd[cmd.index("--n") + 1: cmd.index("--n") + 3] == ["512", "1024"]
     for mode, ns, out, code, why in (
             ("check-time", ["512", "1024"], ["--out", "r.json"], 2, "--out must contain {n}"),
-            ("profile", ["512", "1024"], [], 2, "profile mode takes one --n"),
             ("profile", ["512"], ["--out", "r.json"], 2, "--out is for check-time mode"),
             ("check-time", ["512", "512"], [], 2, "an N given twice"),
+            ("profile", ["1024", "1024"], [], 2, "an N given twice"),
+            ("profile", ["512", "100"], [], 1, "M=100 is not a positive multiple"),
             ("check-time", ["512", "0"], ["--out", "r_n{n}.json"], 1, "M=0 is not a positive multiple")):
         proc = subprocess.run([sys.executable, "-m", "analysis.harness", mode, "--cubin", "absent.cubin",
                                "--kernel", "int8_wmma", "--precision", "int8", "--n", *ns, *out],

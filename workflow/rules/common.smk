@@ -24,6 +24,8 @@ _unknown = sorted(set(config.get("profile_kernels") or []) - set(KERNELS))
 if _unknown:
     raise ConfigError(f"config profile_kernels: {', '.join(_unknown)} not in the kernel registry (config kernels)")
 SIZES = config["sizes"]
+#: The N part of the name of a report of every size (analysis.names.ReportName): 512-1024-...
+SIZES_STEM = "-".join(map(str, SIZES))
 ARCHS = sorted(set(config["archs"]))
 TILING = tiling_from_config(config)
 TOOLS = config.get("tools") or {}
@@ -153,12 +155,16 @@ def reports_of(set_name):
     on_disk = _reports_on_disk(set_name)
     if set_name == GPU_SET:
         repeats = config["profile"].get("repeats", 1)
-        want = [folder / f"{ReportName(k, n, r).stem}.ncu-rep.xz" for k in gpu_kernels() for n in SIZES
+        want = [folder / f"{ReportName(k, tuple(SIZES), r).stem}.ncu-rep.xz" for k in gpu_kernels()
                 for r in range(repeats)]
-        # repeats profiled earlier (with a larger profile.repeats) stay part of the set
+        # reports profiled earlier stay part of the set: other kernels (a run with other
+        # profile_kernels) and further repeats (a larger profile.repeats); a kernel and
+        # repeat this run profiles replace earlier reports of them (one report per N before)
+        ours = {(k, r) for k in gpu_kernels() for r in range(repeats)}
         named = {p: ReportName.parse(p) for p in on_disk}
         return want + [p for p, r in named.items()
-                       if p not in want and r is not None and r.kernel in KERNELS and r.n in SIZES]
+                       if p not in want and r is not None and r.kernel in KERNELS
+                       and set(r.sizes) <= set(SIZES) and (r.kernel, r.repeat) not in ours]
     if set_name == IMPORT_SET:
         want = [folder / f"{stem}.ncu-rep.xz" for stem in IMPORT]
         return want + [p for p in on_disk if p not in want]

@@ -48,40 +48,45 @@ if GPU_SET:
         shell:
             "({NODE_CHECK}{params.cmd}) > {log} 2>&1"
 
+    # One ncu process per kernel profiles it at every N (one launch each, in SIZES order):
+    # ncu's and the harness's start-up once per kernel, not once per N (about 5 s each;
+    # docs/gpu-benchmarks.md). The report is named {kernel}_n{N1}-{N2}-... (analysis.names).
     rule profile:
         input:
             cubin=f"results/build/{GPU.info.arch}/{{kernel}}.cubin",
-            checked="results/gpu/{set}/check/{kernel}_n{n}.json",
+            checked=expand("results/gpu/{{set}}/check/{{kernel}}_n{n}.json", n=SIZES),
         output:
-            report=temp("results/gpu/{set}/plain/{kernel}_n{n}.ncu-rep"),
+            report=temp(f"results/gpu/{{set}}/plain/{{kernel}}_n{SIZES_STEM}.ncu-rep"),
         wildcard_constraints:
             set=re.escape(GPU_SET),
+            kernel=r"[A-Za-z0-9_]+",
         params:
             precision=lambda w: KERNELS[w.kernel]["precision"],
             options=lambda w: kernel_options(KERNELS[w.kernel]),
             tiling=lambda w: tiling_from_config(config, w.kernel),
             section_set=config["profile"]["section_set"],
             warmups=config["profile"]["warmups"],
+            sizes=SIZES,
             ncu=TOOLS.get("ncu"),
             expect_set=GPU_SET if GPU_PARTITION else None,
             suffix=config.get("set_suffix", ""),
         resources:
             **GPU_RESOURCES,
         log:
-            "logs/profile/{set}/{kernel}_n{n}.log",
+            f"logs/profile/{{set}}/{{kernel}}_n{SIZES_STEM}.log",
         benchmark:
-            "benchmarks/profile/{set}/{kernel}_n{n}.tsv"
+            f"benchmarks/profile/{{set}}/{{kernel}}_n{SIZES_STEM}.tsv"
         script:
             "../scripts/profile.py"
 
     # Repeats of a profile (config profile.repeats > 1), for the run-to-run noise floor.
     use rule profile as profile_repeat with:
         output:
-            report=temp("results/gpu/{set}/plain/{kernel}_n{n}_r{r}.ncu-rep"),
+            report=temp(f"results/gpu/{{set}}/plain/{{kernel}}_n{SIZES_STEM}_r{{r}}.ncu-rep"),
         log:
-            "logs/profile/{set}/{kernel}_n{n}_r{r}.log",
+            f"logs/profile/{{set}}/{{kernel}}_n{SIZES_STEM}_r{{r}}.log",
         benchmark:
-            "benchmarks/profile/{set}/{kernel}_n{n}_r{r}.tsv"
+            f"benchmarks/profile/{{set}}/{{kernel}}_n{SIZES_STEM}_r{{r}}.tsv"
 
     # xz (preset 9) took 0.6-3.0 s per report (mean 1.0 s) in the _paths run: a CPU job,
     # run while the GPU profiles the next kernel, instead of inside the GPU job
