@@ -300,19 +300,23 @@ def test_check_and_time_record_is_json(gpu_cubins, tmp_path):
 
 @pytest.mark.gpu
 def test_profile_writes_a_readable_report(gpu_cubins, tmp_path):
-    """ncu on one kernel: the .xz report appears, parses, and holds one launch of that kernel."""
-    import shutil as _sh
-
+    """One ncu process profiles a kernel at two N: the .xz report appears, parses, and holds
+    one checked launch per N, in order (the grid of each is the tiling's at its N)."""
+    from analysis.errors import ToolNotFoundError
     from analysis.ncu import load_report
     from analysis.profile import profile_kernel
+    from analysis.tools import find_tool
 
-    if _sh.which("ncu") is None:
-        pytest.skip("ncu not on PATH")
-    out = tmp_path / "int8_ptx_mma_k32_n512.ncu-rep.xz"
-    profile_kernel(gpu_cubins / "int8_ptx_mma_k32.cubin", "int8_ptx_mma_k32", "int8", 512, Tiling(), out)
-    df = load_report(out)
-    v = df.set_index("metric")["value"]
-    assert v["gpu__time_duration.sum"] > 0 and v["launch__grid_dim_x"] == 512 // 32
+    try:
+        find_tool("ncu")
+    except ToolNotFoundError:
+        pytest.skip("no ncu")
+    out = tmp_path / "int8_ptx_mma_k32_n512-1024.ncu-rep.xz"
+    profile_kernel(gpu_cubins / "int8_ptx_mma_k32.cubin", "int8_ptx_mma_k32", "int8", [512, 1024], Tiling(), out)
+    df = load_report(out, expect_launches=1)
+    per = df[df["metric"] == "launch__grid_dim_x"].sort_values("launch")
+    assert list(per["n"]) == [512, 1024] and list(per["value"]) == [512 // 32, 1024 // 32]
+    assert (df[df["metric"] == "gpu__time_duration.sum"]["value"] > 0).all()
 
 
 @pytest.mark.gpu
