@@ -71,18 +71,40 @@ def test_launches_that_do_not_match_the_name_are_refused(tmp_path):
         load_report(_multi("int8_wmma"), expect_launches=2)
 
 
-def test_event_timings_reach_every_launch_of_the_set():
-    """The set's summary gives each launch of a one-report-per-kernel set its event timing
-    (the timings.csv row of its kernel and N), so its rates are those of timings.csv."""
+@pytest.fixture(scope="module")
+def multi_set():
+    """The test set read as the workflow reads a set: (set table, instances)."""
     from analysis.parse import parse_reports
-    from analysis.tables import set_table, summary
+    from analysis.tables import set_table
 
-    reports = sorted((MULTI / "reports").glob("*.ncu-rep.xz"))
-    got = parse_reports(reports, workers=2, expect_launches=1)
+    got = parse_reports(sorted((MULTI / "reports").glob("*.ncu-rep.xz")), workers=2, expect_launches=1)
     got.raise_errors(MULTI.name)
     table = set_table(got.metrics, MULTI.name, json.loads((MULTI / "metadata.json").read_text()))
+    return table, pd.concat(got.instances, ignore_index=True)
+
+
+def test_compared_launch_by_launch_with_a_set_of_one_report_per_n(multi_set, table):
+    """Against the default set (one report per N), each launch of a report per kernel meets
+    the report of its kernel and N: int8_wmma's and fp16_wmma's instruction counts unchanged
+    at every N, no row of theirs only on one side."""
+    from analysis.compare import compare_sets
+
+    diff = compare_sets(table, multi_set[0])
+    mine = diff[diff["kernel"].isin(["int8_wmma", "fp16_wmma"])]
+    inst = mine[mine["metric"] == "smsp__inst_executed.sum"]
+    assert sorted(zip(inst["kernel"], inst["n"])) == sorted((k, n) for k in ("fp16_wmma", "int8_wmma")
+                                                               for n in SIZES)
+    assert (inst["status"] == "unchanged").all() and (inst["occurrence"] == 0).all()
+    assert not mine["status"].str.startswith("only in").any()
+
+
+def test_event_timings_reach_every_launch_of_the_set(multi_set):
+    """The set's summary gives each launch of a one-report-per-kernel set its event timing
+    (the timings.csv row of its kernel and N), so its rates are those of timings.csv."""
+    from analysis.tables import summary
+
     timings = pd.read_csv(MULTI / "timings.csv")
-    summ = summary(table, pd.concat(got.instances, ignore_index=True), timings)
+    summ = summary(*multi_set, timings)
     assert len(summ) == 4 * len(SIZES)
     assert (summ["throughput_source"] == "cuda events (outside profiler)").all()
     both = summ.merge(timings, on=["kernel", "n"], suffixes=("", "_timed"))
