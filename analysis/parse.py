@@ -34,10 +34,10 @@ from .ncu import OPCODE_INSTANCES, _read, load_report_isolated
 
 
 def _fingerprint() -> str:
-    """SHA-256 of the reader's source and the ncu_report version: a change to either
-    invalidates every cached table."""
+    """SHA-256 of the reader's source (file names, report reader, parse) and the ncu_report
+    version: a change to any invalidates every cached table."""
     h = hashlib.sha256()
-    for mod in ("ncu.py", "parse.py"):
+    for mod in ("names.py", "ncu.py", "parse.py"):
         h.update((Path(__file__).parent / mod).read_bytes())
     try:
         h.update(_metadata.version("ncu-report").encode())
