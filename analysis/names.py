@@ -8,8 +8,8 @@ from pathlib import Path
 
 #: Report file names: {kernel}_n{N}.ncu-rep[.xz], repeats of a profile as {kernel}_n{N}_r{R};
 #: a report holding one launch per N, in launch order, names them all: {kernel}_n512-1024-2048.
-REPORT_STEM = r"[A-Za-z0-9_]+?_n\d+(?:-\d+)*(?:_r[1-9]\d*)?"
-_FILE_RE = re.compile(r"^(?P<kernel>[A-Za-z0-9_]+?)_n(?P<n>\d+(?:-\d+)*)(?:_r(?P<repeat>[1-9]\d*))?"
+REPORT_STEM = r"[A-Za-z0-9_]+?_n[1-9]\d*(?:-[1-9]\d*)*(?:_r[1-9]\d*)?"
+_FILE_RE = re.compile(r"^(?P<kernel>[A-Za-z0-9_]+?)_n(?P<n>[1-9]\d*(?:-[1-9]\d*)*)(?:_r(?P<repeat>[1-9]\d*))?"
                       r"\.ncu-rep(?:\.xz)?$")
 
 

@@ -150,13 +150,49 @@ def _metric_value(metric) -> tuple[float, str | None]:
     return float(val), None
 
 
-def _check_sizes(path: Path, name: ReportName | None, actions: list) -> None:
-    """A report named for several sizes holds one launch per size."""
-    if name and len(name.sizes) > 1 and len(actions) != len(name.sizes):
+def _check_named(path: Path, name: ReportName | None, actions: list) -> None:
+    """What a ``{kernel}_n{N...}`` name says of the launches holds: each is of that kernel;
+    a name of several sizes has one launch per size; launches at one N share a grid (a
+    kernel's grid at a given N is fixed), and grids do not shrink as N grows (sizes in
+    launch order). Launches without launch statistics are not compared.
+
+    Raises:
+        ReportError: naming the file, the launches and the fix.
+    """
+    if name is None:
+        return
+    if len(name.sizes) > 1 and len(actions) != len(name.sizes):
         raise ReportError(path, f"holds {len(actions)} kernel launches, but its name gives "
                                 f"{len(name.sizes)} sizes (N = {', '.join(map(str, name.sizes))}), one launch each",
                           "profile every N of the kernel in one ncu process (one launch per N, in the "
-                          "name's order), or name the file {kernel}_n{N}")
+                          "name's order), or name the file {kernel}_n{N}; a report cut short holds fewer")
+    for launch, _rng, action in actions:
+        if len(action.metric_names()) == 0:  # a cut or damaged report: say so, not "another kernel"
+            raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
+        if action.name() != name.kernel:
+            raise ReportError(path, f"launch {launch} is kernel {action.name()!r}, "
+                                    f"but the file name says {name.kernel!r}",
+                              "a name of the form {kernel}_n{N} names the kernel of every launch: rename the file, "
+                              "e.g. without the _n{N} part (a report an import put in a set: delete it there, "
+                              "rename its source file and import again)")
+    sizes = launch_sizes(name, [launch for launch, _, _ in actions])
+    grids = [_dims(action, "grid") for _, _, action in actions]
+    known = [(n, g, launch) for n, g, (launch, _, _) in zip(sizes, grids, actions) if g is not None]
+    by_n: dict[int, set[str]] = {}
+    for n, g, _ in known:
+        by_n.setdefault(n, set()).add(g)
+    for n, gs in by_n.items():
+        if len(gs) > 1:
+            raise ReportError(path, f"its name gives N = {n} to launches of grids {', '.join(sorted(gs))}, "
+                                    "but a kernel's grid at one N is fixed",
+                              "a report of one launch per N is named {kernel}_n{N1}-{N2}-..., the N in "
+                              "launch order; or drop the _n{N} part")
+    blocks = sorted((n, math.prod(int(v) for v in g.split(",")), g) for n, g, _ in known)
+    for (n0, b0, g0), (n1, b1, g1) in zip(blocks, blocks[1:]):
+        if n1 > n0 and b1 < b0:
+            raise ReportError(path, f"the launch its name puts at N = {n1} has a smaller grid ({g1}) than the "
+                                    f"one at N = {n0} ({g0})",
+                              "the N in the name must be in launch order")
 
 
 def launch_sizes(name: ReportName | None, launches: Iterable[int]) -> list:
@@ -208,9 +244,12 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
                   ) -> pd.DataFrame:
     if not actions:
         raise ReportError(path, "holds no kernel launch")
-    _check_sizes(path, name, actions)
-    if expect_launches is not None and len(actions) != expect_launches * (len(name.sizes) if name else 1):
-        raise ReportError(path, f"holds {len(actions)} kernel launches, expected {expect_launches}",
+    _check_named(path, name, actions)
+    per_n = len(name.sizes) if name else 1
+    if expect_launches is not None and len(actions) != expect_launches * per_n:
+        raise ReportError(path, f"holds {len(actions)} kernel launches, expected {expect_launches}"
+                                + (f" per N ({expect_launches * per_n} for the {per_n} sizes of its name)"
+                                   if per_n > 1 else ""),
                           "profile with --launch-count 1 and a --kernel-name filter")
     from ncu_report import IAction
 
@@ -222,12 +261,6 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
         names = action.metric_names()
         if len(names) == 0:
             raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
-        if name and action.name() != name.kernel:
-            raise ReportError(path, f"launch {launch} is kernel {action.name()!r}, "
-                                    f"but the file name says {name.kernel!r}",
-                              "a name of the form {kernel}_n{N} names the kernel of every launch: rename the file, "
-                              "e.g. without the _n{N} part (a report an import put in a set: delete it there, "
-                              "rename its source file and import again)")
         kernel = name.kernel if name else action.name()
         mangled = action.name(IAction.NameBase_MANGLED) or action.name()
         # the launch's place among those of its kernel at its N (one launch per N: 0)
@@ -261,7 +294,7 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
 
 def _instance_table(path: str | Path, name: ReportName | None, actions: list,
                     metrics: list[str] | Callable[[str], bool] | None) -> pd.DataFrame:
-    _check_sizes(Path(path), name, actions)
+    _check_named(Path(path), name, actions)
     rows: list[tuple] = []
     for launch, _rng, action in actions:
         kernel = name.kernel if name else action.name()

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .errors import AnalysisError
 from .setfiles import read_metadata  # noqa: F401 (the set tables' reader of metadata.json)
 
 #: Set-level columns, in order, put in front of the per-report columns.
@@ -121,6 +122,20 @@ def ldgsts_bytes(instances: pd.DataFrame) -> pd.Series:
     return sel.groupby(["report", "launch"])["bytes"].sum()
 
 
+def _refuse_duplicate_launches(metrics: pd.DataFrame) -> None:
+    """No two reports of a set may hold the same launch of a kernel at a known N."""
+    cols = [c for c in ("kernel", "mangled", "n", "occurrence") if c in metrics]
+    ids = metrics[[*cols, "report"]].drop_duplicates()
+    ids = ids[ids["n"].notna()]
+    dup = ids[ids.duplicated(cols, keep=False)]
+    if len(dup):
+        first = dup.iloc[0]
+        same = dup[(dup[cols] == first[cols]).all(axis=1)]["report"]
+        where = f"set {metrics['set'].iloc[0]}: " if "set" in metrics and len(metrics) else ""
+        raise AnalysisError(f"{where}kernel {first['kernel']} at N = {first['n']} is in several reports "
+                            f"({', '.join(sorted(same))}); keep one (a repeat of a profile is named _r1, _r2, ...)")
+
+
 def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
             timings: pd.DataFrame | None) -> pd.DataFrame:
     """One row per launch (per kernel and N for this workflow's reports) with the
@@ -140,10 +155,16 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
         the columns of :data:`SUMMARY_METRICS` (NaN where a report lacks one) and
         :data:`DERIVED`; throughput and its unit are NA where N or the precision is
         unknown.
+
+    Raises:
+        AnalysisError: two reports of the set give the same launch (kernel, N and
+            occurrence, repeat 0), e.g. a report of one N beside a report of every N of the
+            same kernel; the message names the set, the kernel, N and both reports.
     """
     keys = ["set", "gpu", "kernel", "precision", "n", "report", "launch"]
     attrs = [c for c in ("mangled", "demangled", "occurrence", "profiling_failed") if c in metrics]
     metrics = metrics[metrics["repeat"] == 0]
+    _refuse_duplicate_launches(metrics)
     if instances is not None and "repeat" in instances:
         instances = instances[instances["repeat"] == 0]
     sel = metrics[metrics["metric"].isin(SUMMARY_METRICS)]

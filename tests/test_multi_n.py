@@ -67,8 +67,37 @@ def test_launches_that_do_not_match_the_name_are_refused(tmp_path):
         with pytest.raises(ReportError, match=r"int8_wmma_n512-1024.ncu-rep.xz: holds 5 kernel launches, "
                                               r"but its name gives 2 sizes"):
             read(bad)
-    with pytest.raises(ReportError, match="holds 5 kernel launches, expected 2"):
+    with pytest.raises(ReportError, match=r"holds 5 kernel launches, expected 2 per N \(10 for the 5 sizes"):
         load_report(_multi("int8_wmma"), expect_launches=2)
+
+
+@pytest.mark.parametrize("stem, why", [
+    ("int8_wmma_n8192-4096-2048-1024-512", r"the launch its name puts at N = 1024 has a smaller grid \(128,64,1\) "
+                                           r"than the one at N = 512 \(256,128,1\)"),
+    ("int8_wmma_n512", r"its name gives N = 512 to launches of grids 128,64,1, 16,8,1, 256,128,1, 32,16,1, 64,32,1"),
+    ("fp16_wmma_n512-1024-2048-4096-8192", r"launch 0 is kernel 'int8_wmma', but the file name says 'fp16_wmma'"),
+])
+def test_a_name_the_launches_contradict_is_refused(tmp_path, stem, why):
+    """The five launches of int8_wmma under names that misplace them: sizes out of launch
+    order (the grids shrink as N grows), one N for launches of five grids, another kernel;
+    refused by the metric and the instance reader alike, naming the file."""
+    bad = tmp_path / f"{stem}.ncu-rep.xz"
+    shutil.copy(_multi("int8_wmma"), bad)
+    for read in (load_report, load_instances):
+        with pytest.raises(ReportError, match=why) as e:
+            read(bad)
+        assert str(bad) in str(e.value)
+
+
+def test_names_with_a_zero_or_a_leading_zero_are_not_ours(tmp_path):
+    """N = 0 and N written with a leading zero are no sizes of this workflow's names: such a
+    file is read as a report of another program (kernel from ncu, N = NA)."""
+    for stem in ("int8_wmma_n0512-1024-2048-4096-8192", "int8_wmma_n0-1-2-3-4"):
+        assert ReportName.parse(f"{stem}.ncu-rep.xz") is None
+    odd = tmp_path / "int8_wmma_n0512-1024-2048-4096-8192.ncu-rep.xz"
+    shutil.copy(_multi("int8_wmma"), odd)
+    got = load_report(odd)
+    assert got["n"].isna().all() and set(got["kernel"]) == {"int8_wmma"}
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +139,17 @@ def test_event_timings_reach_every_launch_of_the_set(multi_set):
     both = summ.merge(timings, on=["kernel", "n"], suffixes=("", "_timed"))
     assert len(both) == len(summ)
     assert both["throughput"].to_numpy() == pytest.approx(both["throughput_timed"].to_numpy(), rel=1e-9)
+
+
+def test_a_kernel_and_n_in_two_reports_of_a_set_is_refused(multi_set, table):
+    """fp16_wmma's report of every N beside the default set's reports of one N each: the
+    summary refuses the set, naming the kernel, N and both reports, instead of counting the
+    launches twice."""
+    from analysis.errors import AnalysisError
+    from analysis.tables import summary
+
+    both = pd.concat([table, multi_set[0][multi_set[0]["kernel"] == "fp16_wmma"].assign(set=table["set"].iloc[0])],
+                     ignore_index=True)
+    with pytest.raises(AnalysisError, match=r"set h200_580.159.04_ncu2025.3.1: kernel fp16_wmma at N = 512 is in "
+                                            r"several reports \(fp16_wmma_n512, fp16_wmma_n512-1024-2048-4096-8192\)"):
+        summary(both, None, None)
