@@ -612,11 +612,19 @@ class GemmRunner:
         _check(self.cu.cuMemcpyDtoH(out.ctypes.data, self.d_c, self.c_bytes), "cuMemcpyDtoH")
         return out
 
-    def check(self, rows: np.ndarray | None = None) -> CheckResult:
-        """Poison C, launch once, compare with the float64 reference (all of C, or ``rows``)."""
+    def check(self, rows: np.ndarray | None = None, *, profiled: bool = False) -> CheckResult:
+        """Poison C, launch once, compare with the float64 reference (all of C, or ``rows``).
+        ``profiled``: the launch runs between ``cuProfilerStart`` and ``cuProfilerStop``, so
+        that it is the one a profiler started with ``--profile-from-start off`` keeps."""
         self.poison()
-        self.launch()
-        self.sync()
+        if profiled:
+            _check(self.cu.cuProfilerStart(), "cuProfilerStart")
+        try:
+            self.launch()
+            self.sync()
+        finally:
+            if profiled:
+                _check(self.cu.cuProfilerStop(), "cuProfilerStop")
         return compare(self.result(), self.a_ref, self.b_ref, self.prec, rows, self.accumulator)
 
     def time(self, warmups: int, repeats: int, chunk: int = 100) -> Timing:
@@ -688,20 +696,11 @@ def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     """
     run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed, accumulator=accumulator,
                      b_layout=b_layout, tma=tma)
-    cu = run.cu
     try:
         for _ in range(warmups):
             run.launch()
         run.sync()
-        run.poison()
-        _check(cu.cuProfilerStart(), "cuProfilerStart")
-        try:
-            run.launch()
-            run.sync()
-        finally:
-            _check(cu.cuProfilerStop(), "cuProfilerStop")
-        rows = sample_rows(n, tiling.block_m, np.random.default_rng(seed))
-        chk = compare(run.result(), run.a_ref, run.b_ref, run.prec, rows, run.accumulator)
+        chk = run.check(sample_rows(n, tiling.block_m, np.random.default_rng(seed)), profiled=True)
     finally:
         run.close()
     if not chk.passed:

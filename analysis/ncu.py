@@ -35,9 +35,9 @@ TIDY_COLUMNS = ["kernel", "precision", "n", "repeat", "launch", "metric", "value
 
 #: Columns that identify a launch, after :data:`TIDY_COLUMNS`: the report's file stem; the
 #: profiling range; ncu's function, demangled and mangled names; the launch's position
-#: among the report's launches of the same mangled name (and N, in a report of one launch per N);
-#: grid and block size ("x,y,z",
-#: NA without the launch statistics); and whether profiling failed for the launch.
+#: among the report's launches of the same mangled name (and N, in a report of one launch
+#: per N); grid and block size ("x,y,z", NA without the launch statistics); and whether
+#: profiling failed for the launch.
 IDENTITY_COLUMNS = ["report", "range", "function", "demangled", "mangled", "occurrence", "grid", "block",
                     "profiling_failed"]
 
@@ -244,7 +244,6 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
                   ) -> pd.DataFrame:
     if not actions:
         raise ReportError(path, "holds no kernel launch")
-    _check_named(path, name, actions)
     per_n = len(name.sizes) if name else 1
     if expect_launches is not None and len(actions) != expect_launches * per_n:
         raise ReportError(path, f"holds {len(actions)} kernel launches, expected {expect_launches}"
@@ -294,7 +293,6 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
 
 def _instance_table(path: str | Path, name: ReportName | None, actions: list,
                     metrics: list[str] | Callable[[str], bool] | None) -> pd.DataFrame:
-    _check_named(Path(path), name, actions)
     rows: list[tuple] = []
     for launch, _rng, action in actions:
         kernel = name.kernel if name else action.name()
@@ -332,6 +330,7 @@ def _read(path: str | Path, expect_launches: int | None, *, metrics: bool = True
     name = ReportName.parse(path)
     with _plain_report(path) as plain:
         actions = list(_actions(_open(path, plain)))
+        _check_named(path, name, actions)
         table = _metric_table(path, name, actions, expect_launches) if metrics else None
         inst = _instance_table(path, name, actions, instance_filter) if instances else None
     return table, inst
@@ -453,7 +452,9 @@ def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.Dat
     path = Path(path)
     name = ReportName.parse(path)
     with _plain_report(path) as plain:
-        return _instance_table(path, name, list(_actions(_open(path, plain))), metrics)
+        actions = list(_actions(_open(path, plain)))
+        _check_named(path, name, actions)
+        return _instance_table(path, name, actions, metrics)
 
 
 if __name__ == "__main__":
