@@ -213,13 +213,19 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None) -> list[str]
     return found
 
 
+#: A report stem that looks meant to give N (``_n`` then a digit or ``-``, e.g. ``k_n0512``,
+#: ``k_n512-512``, ``k_n512_r0``); :func:`set_reports` warns where ReportName does not read it.
+NEAR_REPORT_NAME = re.compile(r"_n[\d-]+(?:_r\d+)?$")
+
+
 def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | None = None) -> list[Path]:
     """The report files of a set (``.ncu-rep.xz`` or plain ``.ncu-rep``, any stem), sorted.
 
     Files whose names hold other characters than letters, digits, ``.``, ``_``, ``-`` (or
     do not start with a letter, digit or ``_``) are skipped with a warning (``snakemake
     import_set`` renames them); plain reports are read with a warning (no checksum guards
-    them). ``warn`` receives each warning's text (default: :func:`warnings.warn`; the
+    them), and so are reports whose names come close to ``{kernel}_n{N...}[_r{R}]`` without
+    being of that form (:data:`NEAR_REPORT_NAME`; they are read with N = NA). ``warn`` receives each warning's text (default: :func:`warnings.warn`; the
     workflow passes Snakemake's logger).
 
     Raises:
@@ -242,6 +248,12 @@ def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | Non
             raise ConfigError(f"{stems[stem]} and {p}: the same report twice (plain and xz); remove one")
         stems[stem] = p
         out.append(p)
+    near = [p.name for p in out if NEAR_REPORT_NAME.search(report_stem(p)) and ReportName.parse(p) is None]
+    if near:
+        warn(f"{profiles / set_name / 'reports'}: {len(near)} file name(s) close to {{kernel}}_n{{N}}[_r{{R}}] or "
+             f"{{kernel}}_n{{N1}}-{{N2}}-... but not of that form ({', '.join(near[:3])}"
+             f"{', ...' if len(near) > 3 else ''}): read with N = NA (an N of 0, with a leading zero or given twice, "
+             "an empty N, or _r0); rename them to give their N")
     plain = [p.name for p in out if p.name.endswith(".ncu-rep")]
     if plain:
         warn(f"{profiles / set_name / 'reports'}: {len(plain)} plain .ncu-rep file(s) read as they are "

@@ -393,6 +393,26 @@ def test_hostile_file_name_is_skipped_not_run(tmp_path, good):
     assert not list(tmp_path.rglob("PWNED")) and not Path("PWNED").exists()
 
 
+def test_near_miss_report_names_are_read_with_a_warning(tmp_path, good):
+    """Names that look meant to give N but do not (an N with a leading zero, an N given
+    twice, _r0) are read with N = NA, and the set's listing says so, naming them; the
+    well-named report is not named."""
+    from analysis.workflow import set_reports
+
+    d = tmp_path / "profiles" / "x" / "reports"
+    d.mkdir(parents=True)
+    for stem in ("int8_wmma_n512", "int8_wmma_n0512", "int8_wmma_n512-512", "int8_wmma_n512_r0"):
+        shutil.copy(good, d / f"{stem}.ncu-rep.xz")
+    said: list[str] = []
+    names = set_reports(tmp_path / "profiles", "x", warn=said.append)
+    assert len(names) == 4 and len(said) == 1
+    assert "3 file name(s) close to" in said[0] and "read with N = NA" in said[0]
+    assert all(f"{stem}.ncu-rep.xz" in said[0] for stem in ("int8_wmma_n0512", "int8_wmma_n512-512",
+                                                            "int8_wmma_n512_r0"))
+    assert "int8_wmma_n512.ncu-rep.xz" not in said[0]
+    assert load_report(d / "int8_wmma_n512_r0.ncu-rep.xz")["n"].isna().all()
+
+
 # ---- schemas ---------------------------------------------------------------------------
 
 def test_tidy_schema_rejects_a_damaged_table(good):
