@@ -114,8 +114,9 @@ def profiled_launches(plain: Path) -> int:
     """Kernel launches in a plain ``.ncu-rep`` (every range), read with ``ncu_report``."""
     import ncu_report
 
-    ctx = ncu_report.load_report(str(plain))
-    return sum(ctx.range_by_idx(r).num_actions() for r in range(ctx.num_ranges()))
+    from .ncu import _actions
+
+    return sum(1 for _ in _actions(ncu_report.load_report(str(plain))))
 
 
 def compress_report(plain: Path, report_xz: Path) -> None:

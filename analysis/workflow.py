@@ -225,8 +225,9 @@ def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | Non
     do not start with a letter, digit or ``_``) are skipped with a warning (``snakemake
     import_set`` renames them); plain reports are read with a warning (no checksum guards
     them), and so are reports whose names come close to ``{kernel}_n{N...}[_r{R}]`` without
-    being of that form (:data:`NEAR_REPORT_NAME`; they are read with N = NA). ``warn`` receives each warning's text (default: :func:`warnings.warn`; the
-    workflow passes Snakemake's logger).
+    being of that form (:data:`NEAR_REPORT_NAME`; they are read with N = NA). ``warn``
+    receives each warning's text (default: :func:`warnings.warn`; the workflow passes
+    Snakemake's logger).
 
     Raises:
         ConfigError: one report stored both plain and xz-compressed.
