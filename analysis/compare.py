@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 import numpy as np
 import pandas as pd
 
@@ -130,9 +131,49 @@ def per_metric(table: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=["vmin", "vmax"])
 
 
+#: Columns of a set's per-metric table (:func:`metric_table`), in order.
+METRIC_TABLE_COLUMNS = KEYS + ["value", "repeats", "unit", "renamed_from", "spread_rel", "noise_rel"]
+
+
+def metric_table(table: pd.DataFrame) -> pd.DataFrame:
+    """What a comparison needs of one set table (:func:`analysis.tables.set_table`): its
+    metric names made canonical (:func:`canonical_names`), then one row per :data:`KEYS`
+    (:func:`per_metric`), columns :data:`METRIC_TABLE_COLUMNS`. Rule parse_set writes it
+    once per set (``per_metric.parquet``), so a set compared with several others is not
+    reduced again in each comparison."""
+    return per_metric(canonical_names(table))[METRIC_TABLE_COLUMNS]
+
+
+def read_metric_table(path: str | Path) -> pd.DataFrame:
+    """A per-metric table written by rule parse_set (:func:`metric_table`), read back.
+
+    Raises:
+        AnalysisError: the file cannot be read as parquet, or lacks columns of
+            :data:`METRIC_TABLE_COLUMNS` (named, with the file).
+    """
+    from .errors import AnalysisError
+
+    try:
+        table = pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several types for a broken file
+        raise AnalysisError(f"{path}: not a readable per-metric table ({type(exc).__name__}: {exc})") from None
+    missing = [c for c in METRIC_TABLE_COLUMNS if c not in table]
+    if missing:
+        raise AnalysisError(f"{path}: a per-metric table lacks the columns {missing}; it is rule parse_set's "
+                            "output: delete it and run the workflow again")
+    return table
+
+
 def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
                  thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
-    """Diff two set tables (:func:`analysis.tables.set_table`).
+    """Diff two set tables (:func:`analysis.tables.set_table`): :func:`compare_metric_tables`
+    of their :func:`metric_table`. Returns what that returns."""
+    return compare_metric_tables(metric_table(baseline), metric_table(candidate), thresholds)
+
+
+def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
+    """Diff two sets given as per-metric tables (:func:`metric_table`; the baseline ``b``,
+    the candidate ``c``).
 
     Returns:
         One row per :data:`KEYS` in either set with value_baseline, value_candidate
@@ -144,8 +185,6 @@ def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
         ``changed``, ``unit changed``, ``no value in baseline``, ``no value in candidate``
         and the one-sided rows of kernels and N present in both sets.
     """
-    b = per_metric(canonical_names(baseline))
-    c = per_metric(canonical_names(candidate))
     m = b.merge(c, on=KEYS, how="outer", suffixes=("_baseline", "_candidate"), indicator=True)
     # unit_factor once per pair of units, not per row (a merge matches NA units to NA)
     units = ["unit_candidate", "unit_baseline"]

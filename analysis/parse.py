@@ -240,10 +240,12 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
 
 
 def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | Path | None, cache: str | Path,
-                     metrics_out: str | Path, instances_out: str | Path, *, workers: int = 1) -> ParsedSet:
+                     metrics_out: str | Path, instances_out: str | Path, *, workers: int = 1,
+                     metric_table_out: str | Path | None = None) -> ParsedSet:
     """Parse a set's reports (:func:`parse_reports`, cached) and write its long metric
     table (:func:`analysis.tables.set_table`, schema-checked) and its per-opcode instance
-    table as parquet, atomically. A set whose metadata names its Nsight Compute version
+    table as parquet, atomically; with ``metric_table_out``, also the table comparisons
+    read (:func:`analysis.compare.metric_table`: one row per kernel, N, launch and metric). A set whose metadata names its Nsight Compute version
     (``ncu_version``: one per set, as the workflow makes them) shares reader processes;
     any other set (imported reports, perhaps of several versions) has each report read
     in a fresh process (``isolate``), so no report's units depend on another's.
@@ -272,6 +274,11 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
         table.to_parquet(tmp, index=False)
     with atomic_path(instances_out) as tmp:
         inst.to_parquet(tmp, index=False)
+    if metric_table_out is not None:
+        from .compare import metric_table
+
+        with atomic_path(metric_table_out) as tmp:
+            metric_table(table).to_parquet(tmp, index=False)
     print(f"{set_name}: {len(table)} metric rows, {len(inst)} instance values from {len(reports)} reports")
     return got
 
@@ -289,12 +296,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, required=True, help="folder of cached per-report tables")
     ap.add_argument("--metrics", type=Path, required=True, help="output: the set's long table (parquet)")
     ap.add_argument("--instances", type=Path, required=True, help="output: per-opcode instances (parquet)")
+    ap.add_argument("--metric-table", type=Path, help="output: the per-metric table comparisons read (parquet)")
     ap.add_argument("--workers", type=int, default=1, help="reader processes")
     ap.add_argument("--log", type=Path, required=True, help="log file")
     args = ap.parse_args(argv)
     with logged(args.log):
         write_set_tables(args.reports, args.set, args.metadata, args.cache, args.metrics, args.instances,
-                         workers=args.workers)
+                         workers=args.workers, metric_table_out=args.metric_table)
     return 0
 
 

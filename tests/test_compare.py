@@ -13,10 +13,14 @@ from analysis.compare import (
     Thresholds,
     aliases,
     canonical_names,
+    compare_metric_tables,
     compare_sets,
     metadata_side_by_side,
+    metric_table,
     per_metric,
+    read_metric_table,
 )
+from analysis.errors import AnalysisError
 from analysis.workflow import shared_pairs
 
 from .conftest import REPO
@@ -158,3 +162,25 @@ def test_a_set_compared_with_itself_has_two_metadata_columns(repo):
     df = metadata_side_by_side(meta, meta, (A, A))
     assert list(df.columns) == ["field", f"{A} (baseline)", f"{A} (candidate)", "differs"]
     assert not df["differs"].any()
+
+
+def test_per_metric_tables_compare_as_the_set_tables(set_a, set_b, diff, tmp_path):
+    """Rule compare_sets diffs the per-metric tables rule parse_set wrote (parquet round trip),
+    and gets what compare_sets gives on the set tables."""
+    paths = []
+    for name, table in (("a", set_a), ("b", set_b)):
+        paths.append(tmp_path / f"{name}.parquet")
+        metric_table(table).to_parquet(paths[-1], index=False)
+    got = compare_metric_tables(read_metric_table(paths[0]), read_metric_table(paths[1]))
+    pd.testing.assert_frame_equal(got, diff)
+
+
+def test_a_broken_per_metric_table_names_its_file(set_b, tmp_path):
+    short = tmp_path / "per_metric.parquet"
+    metric_table(set_b).drop(columns=["noise_rel", "unit"]).to_parquet(short, index=False)
+    with pytest.raises(AnalysisError, match=r"per_metric.parquet: a per-metric table lacks the columns \['unit', 'noise_rel'\]"):
+        read_metric_table(short)
+    junk = tmp_path / "junk.parquet"
+    junk.write_text("not parquet")
+    with pytest.raises(AnalysisError, match="junk.parquet: not a readable per-metric table"):
+        read_metric_table(junk)

@@ -7,6 +7,7 @@ import shutil
 import pandas as pd
 import pytest
 
+from analysis.compare import metric_table, read_metric_table
 from analysis.errors import AnalysisError
 from analysis.ncu import load_report
 from analysis.parse import parse_reports, write_set_tables
@@ -95,16 +96,20 @@ def test_a_hanging_worker_is_stopped(four):
 
 def test_set_tables_are_written_whole_or_not_at_all(four, tmp_path):
     out = tmp_path / "out"
-    metrics, instances = out / "metrics.parquet", out / "instances.parquet"
-    got = write_set_tables(four, "s", SET_DIR / "metadata.json", tmp_path / "cache", metrics, instances)
+    metrics, instances, per = out / "metrics.parquet", out / "instances.parquet", out / "per_metric.parquet"
+    got = write_set_tables(four, "s", SET_DIR / "metadata.json", tmp_path / "cache", metrics, instances,
+                           metric_table_out=per)
     table = pd.read_parquet(metrics)
     assert table.groupby(["kernel", "n"]).ngroups == 4 and (table["set"] == "s").all()
     assert set(table["driver"]) == {"580.159.04"} and len(got.cached) == 0
+    # the comparisons' table is the set table reduced, as compare_sets reduces it
+    pd.testing.assert_frame_equal(read_metric_table(per), metric_table(table))
     four[2].write_bytes(b"")
     metrics.unlink()
+    per.unlink()
     with pytest.raises(AnalysisError, match="int8_wmma_n1024.ncu-rep.xz: file is empty"):
-        write_set_tables(four, "s", None, tmp_path / "cache", metrics, instances)
-    assert not metrics.exists()
+        write_set_tables(four, "s", None, tmp_path / "cache", metrics, instances, metric_table_out=per)
+    assert not metrics.exists() and not per.exists()
 
 
 def test_set_table_of_the_default_set(table):

@@ -5,8 +5,8 @@
 
 rule compare_sets:
     input:
-        baseline="results/tables/{a}/metrics.parquet",
-        candidate="results/tables/{b}/metrics.parquet",
+        baseline="results/tables/{a}/per_metric.parquet",
+        candidate="results/tables/{b}/per_metric.parquet",
         meta_baseline=lambda w: metadata_of(w.a),
         meta_candidate=lambda w: metadata_of(w.b),
     output:

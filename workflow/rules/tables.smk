@@ -12,6 +12,8 @@ rule parse_set:
     output:
         metrics="results/tables/{set}/metrics.parquet",
         instances="results/tables/{set}/instances.parquet",
+        # what rule compare_sets reads: reduced once per set, not in every pair
+        metric_table="results/tables/{set}/per_metric.parquet",
     params:
         cache=lambda w: f"results/tidy/{w.set}",
         metadata=lambda w, input: f"--metadata {input.metadata[0]}" if input.metadata else "",
@@ -24,6 +26,7 @@ rule parse_set:
     shell:
         "{PYTHON} -m analysis.parse --set {wildcards.set} {params.metadata} --cache {params.cache}"
         " --workers {threads} --metrics {output.metrics} --instances {output.instances}"
+        " --metric-table {output.metric_table}"
         " --log {log} {input.reports:q}"
 
 

@@ -1,19 +1,16 @@
 """Rule compare_sets: diff two profile sets, flag changes beyond the noise, draw the headline."""
-import pandas as pd
-
-from analysis.compare import Thresholds, compare_sets, headline_figure, metadata_side_by_side, status_counts
+from analysis.compare import (Thresholds, compare_metric_tables, headline_figure, metadata_side_by_side,
+                              read_metric_table, status_counts)
 from analysis.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
-from analysis.schemas import validate_set
 from analysis.tables import read_metadata
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     a, b = sm.wildcards.a, sm.wildcards.b
-    diff = compare_sets(validate_set(pd.read_parquet(sm.input.baseline), sm.input.baseline),
-                        validate_set(pd.read_parquet(sm.input.candidate), sm.input.candidate),
-                        Thresholds(**sm.params.thresholds))
+    diff = compare_metric_tables(read_metric_table(sm.input.baseline), read_metric_table(sm.input.candidate),
+                                 Thresholds(**sm.params.thresholds))
     with atomic_path(sm.output.diff) as tmp:
         diff.to_parquet(tmp, index=False)
     write_csv(diff[diff["flagged"]], sm.output.changes)
