@@ -55,11 +55,17 @@ def save(fig, png: str | Path, pdf: str | Path) -> None:
     tight bounding box (padded by ``savefig.pad_inches``) passed to both files. With
     ``bbox_inches="tight"`` matplotlib draws each file twice and runs the layout engine on
     every draw. Measured on the default set's three figures: identical PNG pixels, 2.59 s
-    -> 2.29 s for PNG and PDF of all three.
+    -> 2.29 s for PNG and PDF of all three. The frozen figure then has no layout engine at
+    all: ``savefig`` of a figure with one, even the placeholder ``"none"`` leaves, first
+    draws it once more without rendering (matplotlib 3.11, ``FigureCanvasBase.print_figure``).
+    Measured on the largest comparison headline (120 columns): 4.85 s -> 2.97 s with the same
+    PNG and PDF bytes (docs/benchmarks.md).
     """
     fig.set_dpi(STYLE["savefig.dpi"])
     fig.draw_without_rendering()  # runs the layout engine once
-    fig.set_layout_engine("none")
+    # None, not "none"; with the rc defaults, since None means "from rcParams"
+    with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
     bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])
     for path, meta in ((png, {"Software": None}), (pdf, {"CreationDate": None, "Producer": None, "Creator": None})):
         with atomic_path(path) as tmp:
