@@ -144,6 +144,9 @@ def metric_table(table: pd.DataFrame) -> pd.DataFrame:
     return per_metric(canonical_names(table))[METRIC_TABLE_COLUMNS]
 
 
+_REMAKE = "delete it and run the workflow again (or run it with --forcerun parse_set)"
+
+
 def read_metric_table(path: str | Path) -> pd.DataFrame:
     """A per-metric table written by rule parse_set (:func:`metric_table`), read back.
 
@@ -156,11 +159,12 @@ def read_metric_table(path: str | Path) -> pd.DataFrame:
     try:
         table = pd.read_parquet(path)
     except Exception as exc:  # pyarrow raises several types for a broken file
-        raise AnalysisError(f"{path}: not a readable per-metric table ({type(exc).__name__}: {exc})") from None
+        raise AnalysisError(f"{path}: not a readable per-metric table ({type(exc).__name__}: {exc}); it is "
+                            f"rule parse_set's output: {_REMAKE}") from None
     missing = [c for c in METRIC_TABLE_COLUMNS if c not in table]
     if missing:
         raise AnalysisError(f"{path}: a per-metric table lacks the columns {missing}; it is rule parse_set's "
-                            "output: delete it and run the workflow again")
+                            f"output: {_REMAKE}")
     return table
 
 
@@ -247,8 +251,11 @@ def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str
 
 
 def headline_figure(diff: pd.DataFrame, title: str):
-    """Relative change of the headline metrics per kernel and N (a heat map, %); flagged
-    cells are outlined, cells within noise are shown hatched-free in pale colour."""
+    """Relative change of the headline metrics per kernel and N (a heat map, %), each cell
+    annotated with its value; a flagged cell's value is bold and starred, grey cells have
+    no value on a side or units that do not convert. Values are written in white on the
+    dark ends of the colour scale (luma 0.2126 R + 0.7152 G + 0.0722 B of the cell's colour
+    under 0.4) and in black elsewhere."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -296,8 +303,10 @@ def headline_figure(diff: pd.DataFrame, title: str):
                                 fontsize=5, color="#333333")
                     continue
                 f = bool(flag.iat[i, j]) if not pd.isna(flag.iat[i, j]) else False
+                r, g, b, _ = im.cmap(im.norm(v * 100))
+                ink = "#FFFFFF" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.4 else "#000000"
                 ax.text(j, i, f"{v * 100:+.1f}" + ("*" if f else ""), ha="center", va="center", fontsize=5.5,
-                        fontweight="bold" if f else "normal")
+                        fontweight="bold" if f else "normal", color=ink)
         ax.set_xticks(range(len(cols)), cols, rotation=90, fontsize=6)
         ax.set_yticks(range(len(rows)), rows, fontsize=7)
         ax.grid(False)

@@ -183,7 +183,8 @@ def _check_named(path: Path, name: ReportName | None, actions: list) -> None:
         by_n.setdefault(n, set()).add(g)
     for n, gs in by_n.items():
         if len(gs) > 1:
-            raise ReportError(path, f"its name gives N = {n} to launches of grids {', '.join(sorted(gs))}, "
+            listed = ", ".join(f"({g})" for g in sorted(gs, key=lambda g: [int(v) for v in g.split(",")]))
+            raise ReportError(path, f"its name gives N = {n} to launches of grids {listed}, "
                                     "but a kernel's grid at one N is fixed",
                               "a report of one launch per N is named {kernel}_n{N1}-{N2}-..., the N in "
                               "launch order; or drop the _n{N} part")

@@ -19,8 +19,17 @@ from .study import LIBRARY
 UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
 
 
+def _with_n(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows that have an N: a figure with an N axis has no place for launches of an
+    unknown N (reports named other than {kernel}_n{N...}, read with N = NA); they stay in
+    the tables and in the figures that need no N."""
+    return df[df["n"].notna()]
+
+
 def _ratio_lines(ax, df: pd.DataFrame, column: str, styles: dict, label=lambda kernel, g: kernel) -> None:
-    """One line per kernel of ``column`` against N, a reference line at 1 and the N axis."""
+    """One line per kernel of ``column`` against N (rows with an N), a reference line at 1
+    and the N axis."""
+    df = _with_n(df)
     for kernel, g in df.sort_values("n").groupby("kernel"):
         ax.plot(g["n"], g[column], label=label(kernel, g), **styles[kernel])
     ax.axhline(1.0, color="#555555", linewidth=0.8)
@@ -61,8 +70,9 @@ def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: st
     """Event-timed throughput against N, one panel per precision, error bars from the 25th
     to 75th percentile of the timings; the vendor library at each N (dashed, black) and
     the measured mma.sync ceilings of the precision (dotted lines, see CEILING_PRECISIONS)
-    from references.csv."""
+    from references.csv. Launches of an unknown N are left out (:func:`_with_n`)."""
     styles = kernel_styles(list(summary["kernel"].unique()))
+    summary = _with_n(summary)
     ops = 2.0 * summary["n"].astype("float64") ** 3
     s = summary.assign(t_lo=ops / summary["p75_ns"] / 1e3, t_hi=ops / summary["p25_ns"] / 1e3)
     groups = [g for g in panel_groups(s) if g[1] is not None]

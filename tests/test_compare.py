@@ -184,3 +184,27 @@ def test_a_broken_per_metric_table_names_its_file(set_b, tmp_path):
     junk.write_text("not parquet")
     with pytest.raises(AnalysisError, match="junk.parquet: not a readable per-metric table"):
         read_metric_table(junk)
+
+
+def test_headline_values_stay_legible_on_dark_cells(diff):
+    """The largest change sits at a dark end of the colour scale: its value is written in
+    white there, and values on pale cells in black."""
+    import matplotlib.pyplot as plt
+
+    from analysis.compare import headline_figure
+
+    fig = headline_figure(diff, "test")
+    try:
+        ax = fig.axes[0]
+        grid = ax.images[0].get_array()
+        cells = [t for t in ax.texts if t.get_text()[:1] in "+-"]
+        assert cells
+        inks = {}
+        for t in cells:
+            j, i = t.get_position()
+            inks[float(abs(grid[int(i), int(j)]))] = t.get_color()
+        biggest = max(inks)
+        assert inks[biggest] == "#FFFFFF"
+        assert inks[min(inks)] == "#000000"
+    finally:
+        plt.close(fig)

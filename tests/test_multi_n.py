@@ -74,7 +74,7 @@ def test_launches_that_do_not_match_the_name_are_refused(tmp_path):
 @pytest.mark.parametrize("stem, why", [
     ("int8_wmma_n8192-4096-2048-1024-512", r"the launch its name puts at N = 1024 has a smaller grid \(128,64,1\) "
                                            r"than the one at N = 512 \(256,128,1\)"),
-    ("int8_wmma_n512", r"its name gives N = 512 to launches of grids 128,64,1, 16,8,1, 256,128,1, 32,16,1, 64,32,1"),
+    ("int8_wmma_n512", r"its name gives N = 512 to launches of grids \(16,8,1\), \(32,16,1\), \(64,32,1\), \(128,64,1\), \(256,128,1\)"),
     ("fp16_wmma_n512-1024-2048-4096-8192", r"launch 0 is kernel 'int8_wmma', but the file name says 'fp16_wmma'"),
 ])
 def test_a_name_the_launches_contradict_is_refused(tmp_path, stem, why):

@@ -335,3 +335,26 @@ def test_int4_against_int8_and_the_study_s4_kernels(registry, static):
     without_int8 = summ[summ["precision"] != "int8"]
     row = study.claims(without_int8, registry, static, "sm_90").set_index("claim").loc[claim]
     assert row["holds"] is None and "not measured" in row["measured"]
+
+
+def test_a_launch_without_n_is_left_off_the_n_axes(summ, references, registry):
+    """A set with timings that also holds a launch of unknown N (a report named close to
+    {kernel}_n{N}, read with N = NA; its rate NA): the throughput and speedup figures draw
+    every other launch as before and leave that one out, instead of failing."""
+    import matplotlib.pyplot as plt
+
+    extra = summ[(summ["kernel"] == "int4_ptx_mma_k64") & (summ["n"] == 512)].assign(
+        n=pd.NA, throughput=np.nan, median_ns=np.nan, p25_ns=np.nan, p75_ns=np.nan)
+    with_na = pd.concat([summ, extra], ignore_index=True).astype({"n": "Int64"})
+    assert with_na["n"].isna().sum() == 1
+    for draw in (lambda s: sf.throughput(s, references, "test"),
+                 lambda s: sf.speedup(study.speedups(s, registry), "test"),
+                 lambda s: sf.ablation(study.speedups(s, registry), "test")):
+        got, want = draw(with_na), draw(summ)
+        try:
+            for ax_got, ax_want in zip(got.axes, want.axes, strict=True):
+                assert [list(ln.get_xydata().ravel()) for ln in ax_got.get_lines()] == \
+                       [list(ln.get_xydata().ravel()) for ln in ax_want.get_lines()]
+        finally:
+            plt.close(got)
+            plt.close(want)
