@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from .io import atomic_path
+from .names import ReportName
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SET = "h200_580.159.04_ncu2025.3.1"
@@ -247,13 +248,15 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
         for r in rows:
             by_rule.setdefault(r["rule"], []).append(float(r["seconds"]))
         busy = sum(sum(v) for k, v in by_rule.items() if k in GPU_RULES)
-        kernels = {re.sub(r"_n\d+(-\d+)*(_r\d+)?$", "", r["job"].split("/")[-1]) for r in rows
+        # a job is named after its report ({kernel}_n{N...}[_r{R}]; a check/time job of
+        # every N after its kernel alone); a job {kernel}_n{N1}-{N2}-... profiled one
+        # launch per N in one ncu process
+        names = {r["job"]: ReportName.parse(f"{r['job']}.ncu-rep") for r in rows}
+        kernels = {names[r["job"]].kernel if names[r["job"]] else r["job"].split("/")[-1] for r in rows
                    if r["rule"] in ("check_time", "profile")}
         profiled = [r["job"] for r in rows if r["rule"] in ("profile", "profile_repeat")]
         reports = len(profiled)
-        # a job named {kernel}_n{N1}-{N2}-... profiled one launch per N in one ncu process
-        launches = sum(len(m.group(1).split("-")) if (m := re.search(r"_n(\d+(?:-\d+)*)(_r\d+)?$", j)) else 1
-                       for j in profiled)
+        launches = sum(len(names[j].sizes) if names[j] else 1 for j in profiled)
         lines += [f"## {meta_path.stem}", "", f"`{meta['command']}`" if meta["command"] else "(command not kept)",
                   "", meta["note"], "",
                   f"Whole run: {meta['wall_s']:.0f} s of wall time. GPU busy: {busy:.0f} s "
@@ -267,9 +270,9 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
                              f"{sum(v) / len(v):.2f} |")
         prof: dict[str, list[float]] = {}
         for r in rows:
-            n = re.search(r"_n(\d+(?:-\d+)*)$", r["job"])
-            if r["rule"] == "profile" and n:
-                prof.setdefault(n.group(1), []).append(float(r["seconds"]))
+            name = names[r["job"]]
+            if r["rule"] == "profile" and name and not name.repeat:
+                prof.setdefault("-".join(map(str, name.sizes)), []).append(float(r["seconds"]))
         single = {n: v for n, v in prof.items() if "-" not in n}
         if single:
             lines += ["", "`ncu --set full` profile jobs by N (mean seconds per job): "
