@@ -506,6 +506,9 @@ class GemmRunner:
         tma: the kernel reads A and B through tensor maps in its globals :data:`TMA_GLOBALS`
             (registry ``tma: true``), which the runner encodes (:func:`tensor_map_shapes`) and
             writes once the inputs are on the device (B column-major only).
+        inputs: what :func:`make_inputs` returned for this precision, size, accumulator and
+            layout, to run on instead of drawing new ones from ``seed`` (a kernel timed in
+            pairs with a library GEMM runs on the library's inputs; :mod:`analysis.paired`).
 
     Raises:
         ConfigError: the size does not tile, or the tensor maps cannot describe it;
@@ -514,7 +517,7 @@ class GemmRunner:
 
     def __init__(self, cubin: Path, kernel: str, precision: str, tiling: Tiling,
                  m: int, n: int, k: int, seed: int, *, accumulator: str | None = None,
-                 b_layout: str = "col", tma: bool = False) -> None:
+                 b_layout: str = "col", tma: bool = False, inputs: tuple | None = None) -> None:
         from cuda.bindings import driver as cu
 
         self.cu = cu
@@ -526,8 +529,13 @@ class GemmRunner:
         if tma and b_layout != "col":
             raise ConfigError(f"{kernel}: the TMA kernels read B column-major (N rows of K), not b_layout={b_layout}")
         # inputs first: a refused accumulator or layout raises before any CUDA resource exists
-        a_dev, b_dev, self.a_ref, self.b_ref = make_inputs(self.prec, m, n, k, np.random.default_rng(seed),
-                                                           accumulator=accumulator, b_layout=b_layout)
+        if inputs is None:
+            inputs = make_inputs(self.prec, m, n, k, np.random.default_rng(seed), accumulator=accumulator,
+                                 b_layout=b_layout)
+        elif inputs[2].shape != (m, k) or inputs[3].shape != (n, k):
+            raise ConfigError(f"{kernel}: inputs of A {inputs[2].shape} and B^T {inputs[3].shape} given for "
+                              f"M={m} N={n} K={k}")
+        a_dev, b_dev, self.a_ref, self.b_ref = inputs
         dev = primary_context(cu)
         self.module = _check(cu.cuModuleLoadData(Path(cubin).read_bytes()), f"cuModuleLoadData({cubin})")
         self.func = _check(cu.cuModuleGetFunction(self.module, kernel.encode()),

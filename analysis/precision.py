@@ -55,3 +55,8 @@ def precision_of(name: str) -> Precision:
         return PRECISIONS[name]
     except KeyError:
         raise KeyError(f"unknown precision {name!r}; expected one of {sorted(PRECISIONS)}") from None
+
+
+#: The vendor library GEMM each precision is measured against, by its references.csv name
+#: (analysis.references): cuBLAS FP16 and cuBLASLt INT8. cuBLAS and cuBLASLt have no INT4 GEMM.
+LIBRARY_NAMES = {"fp16": "cublas_fp16", "int8": "cublaslt_int8"}

@@ -12,7 +12,9 @@
 Every library GEMM is checked on sampled rows of C against the float64 reference before
 it is timed (exactly for INT8); a failing one raises CheckFailedError and writes nothing.
 
-Command line (the workflow's ``references`` rule):
+The workflow's ``references`` rule (:func:`measure`) also times the kernels beyond the study
+in pairs with the library GEMM of their precision (paired.csv, :mod:`analysis.paired`).
+Command line, without pairs:
 
     python -m analysis.references --cubin mma_peak.cubin --sizes 512 1024 --out references.csv
 """
@@ -32,7 +34,8 @@ from .errors import CheckFailedError
 from .harness import (_check, compare, fp32_accumulation_bound, make_inputs, matmul_f64,
                       primary_context, sample_rows, time_launches)
 from .io import write_csv
-from .precision import gemm_ops, precision_of
+from .paired import PairedKernel, PairedRound, check_pairs, pair_rounds, write_paired
+from .precision import LIBRARY_NAMES, gemm_ops, precision_of
 
 #: Ceiling kernels of kernels/ceilings/mma_peak.cu: precision -> (function, K of the shape).
 PEAK_KERNELS = {
@@ -158,8 +161,65 @@ def _check_library(name: str, n: int, prec, c: np.ndarray, a: np.ndarray, b_t: n
         raise CheckFailedError(f"{name} N={n}: library result wrong on sampled rows: max |C-ref| = {worst:g}")
 
 
+def library_gemm(torch, prec_name: str, n: int, rng: np.random.Generator, inputs: tuple | None = None):
+    """The library GEMM of ``prec_name`` at M = N = K = n on random inputs, checked once.
+
+    Args:
+        torch: the imported ``torch`` module, its CUDA initialised.
+        prec_name: ``fp16`` (cuBLAS through ``torch.matmul``) or ``int8`` (cuBLASLt through
+            ``torch._int_mm``: A row-major, B column-major, C in INT32).
+        rng: source of the random inputs (:func:`analysis.harness.make_inputs`) and of the
+            checked rows.
+        inputs: what ``make_inputs(precision, n, n, n, ...)`` returned, to run on instead of
+            drawing new ones from ``rng``.
+
+    Returns:
+        (name, launch, what): the reference's name (:data:`LIBRARY_NAMES`), a callable that
+        enqueues one GEMM on PyTorch's current stream (it holds the device inputs), and a
+        description of what runs.
+
+    Raises:
+        CheckFailedError: the library's C is wrong on 64 sampled rows (:func:`_check_library`).
+    """
+    prec = precision_of(prec_name)
+    name = LIBRARY_NAMES[prec_name]
+    a_host, b_host, a_ref, b_ref = make_inputs(prec, n, n, n, rng) if inputs is None else inputs
+    a = torch.from_numpy(a_host).cuda()
+    b_t = torch.from_numpy(b_host).cuda()  # (N, K) row-major = B (K, N) column-major
+    if prec_name == "fp16":
+        def launch(a=a, b_t=b_t):
+            torch.matmul(a, b_t.t())
+        c = torch.matmul(a, b_t.t()).float()
+        what = "torch.matmul (cuBLAS), FP16 in, FP32 accumulate, FP16 out"
+    else:
+        def launch(a=a, b_t=b_t):
+            torch._int_mm(a, b_t.t())
+        c = torch._int_mm(a, b_t.t())
+        what = "torch._int_mm (cuBLASLt), INT8 in, B column-major, INT32 out"
+    _check_library(name, n, prec, c.cpu().numpy(), a_ref, b_ref, sample_rows(n, 64, rng))
+    return name, launch, what
+
+
+def cuda_torch():
+    """PyTorch with CUDA initialised in the primary context the harness uses, or
+    (None, why) where PyTorch or a GPU is missing."""
+    try:
+        import torch
+    except ImportError:
+        return None, "PyTorch is not installed: no library references"
+    if not torch.cuda.is_available():
+        return None, "PyTorch sees no GPU: no library references"
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    from cuda.bindings import driver as cu
+
+    torch.cuda.init()
+    primary_context(cu)
+    return torch, ""
+
+
 def library_gemms(sizes: list[int], warmups: int, repeats: int, seed: int) -> tuple[list[Reference], str]:
-    """cuBLAS FP16 and cuBLASLt INT8 GEMMs at M = N = K = n for each n, through PyTorch.
+    """cuBLAS FP16 and cuBLASLt INT8 GEMMs at M = N = K = n for each n, through PyTorch
+    (:func:`library_gemm`); :func:`library_gemms_paired` without kernels.
 
     Returns:
         (rows, note): the rows, and why there are none where PyTorch or CUDA is missing.
@@ -167,49 +227,77 @@ def library_gemms(sizes: list[int], warmups: int, repeats: int, seed: int) -> tu
     Raises:
         CheckFailedError: a library result is wrong on the sampled rows.
     """
-    try:
-        import torch
-    except ImportError:
-        return [], "PyTorch is not installed: no library references"
-    if not torch.cuda.is_available():
-        return [], "PyTorch sees no GPU: no library references"
-    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
-    from cuda.bindings import driver as cu
+    rows, _, note = library_gemms_paired(sizes, warmups, repeats, seed)
+    return rows, note
 
-    torch.cuda.init()
-    primary_context(cu)
+
+def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int,
+                         pairs: list[PairedKernel] = (), rounds: int = 2
+                         ) -> tuple[list[Reference], list[PairedRound], str]:
+    """The library GEMMs of :func:`library_gemms`, and each kernel of ``pairs`` timed in
+    ``rounds`` rounds with the library GEMM of its precision on the library's inputs
+    (:func:`analysis.paired.pair_rounds`), at each N right after that GEMM's own timing.
+    The inputs at N are drawn from ``numpy.random.default_rng(seed + n)``: FP16 first, then INT8.
+
+    Returns:
+        (rows, paired, note): references.csv rows, paired.csv rows (kernel, N, round), and
+        why there are none where PyTorch or CUDA is missing.
+
+    Raises:
+        ValueError: as :func:`analysis.paired.check_pairs` (before any GPU work);
+        CheckFailedError: a library's or a kernel's result is wrong on the sampled rows.
+    """
+    check_pairs(pairs, rounds)
+    torch, note = cuda_torch()
+    if torch is None:
+        return [], [], note
     stream = torch.cuda.current_stream().cuda_stream
     lib = f"torch {torch.__version__} built with CUDA {torch.version.cuda}"
-    rows = []
+    rows, paired = [], []
     for n in sizes:
         rng = np.random.default_rng(seed + n)
-        for prec_name, name in (("fp16", "cublas_fp16"), ("int8", "cublaslt_int8")):
-            prec = precision_of(prec_name)
-            a_host, b_host, a_ref, b_ref = make_inputs(prec, n, n, n, rng)
-            a = torch.from_numpy(a_host).cuda()
-            b_t = torch.from_numpy(b_host).cuda()  # (N, K) row-major = B (K, N) column-major
-            if prec_name == "fp16":
-                def launch(a=a, b_t=b_t):
-                    torch.matmul(a, b_t.t())
-                c = torch.matmul(a, b_t.t()).float()
-                what = "torch.matmul (cuBLAS), FP16 in, FP32 accumulate, FP16 out"
-            else:
-                def launch(a=a, b_t=b_t):
-                    torch._int_mm(a, b_t.t())
-                c = torch._int_mm(a, b_t.t())
-                what = "torch._int_mm (cuBLASLt), INT8 in, B column-major, INT32 out"
-            _check_library(name, n, prec, c.cpu().numpy(), a_ref, b_ref, sample_rows(n, 64, rng))
+        for prec_name in LIBRARY_NAMES:
+            inputs = make_inputs(precision_of(prec_name), n, n, n, rng)
+            name, launch, what = library_gemm(torch, prec_name, n, rng, inputs)
             tim = time_launches(stream, launch, warmups, repeats)
             rows.append(_row(name, "library", prec_name, n, gemm_ops(n, n, n), "op", tim,
-                             prec.throughput_unit, f"{what}; {lib}"))
-            del a, b_t, c
+                             precision_of(prec_name).throughput_unit, f"{what}; {lib}"))
+            for k in pairs:
+                if k.precision == prec_name:
+                    paired += pair_rounds(k, n, inputs, name, launch, stream, rounds, warmups, repeats, seed + n)
+            del launch, inputs
         torch.cuda.empty_cache()
-    return rows, ""
+    return rows, paired, ""
 
 
 def references_table(rows: list[Reference]) -> pd.DataFrame:
     """The rows as references.csv's table, one row per reference (and N for libraries)."""
     return pd.DataFrame([asdict(r) for r in rows])
+
+
+def measure(cubin: Path, sizes: list[int], warmups: int, repeats: int, seed: int, out: Path,
+            pairs: list[PairedKernel] = (), rounds: int = 2, paired_out: Path | None = None) -> None:
+    """Measure the ceilings and the library GEMMs (with ``pairs`` timed in pairs,
+    :func:`library_gemms_paired`) and write references.csv to ``out`` and, where given,
+    paired.csv to ``paired_out`` (each through a temporary name; nothing is written when a
+    check fails). Prints one line per reference.
+
+    Raises:
+        CheckFailedError: a library's or a kernel's result is wrong on the sampled rows;
+        ValueError: as :func:`analysis.paired.check_pairs`.
+    """
+    rows = ceilings(cubin, warmups, repeats)
+    lib, paired, note = library_gemms_paired(sizes, warmups, repeats, seed, pairs, rounds)
+    if note:
+        print(f"note: {note}")
+    write_csv(references_table(rows + lib), out)
+    if paired_out is not None:
+        write_paired(paired, paired_out)
+    for r in rows + lib:
+        print(f"{r.name:28s} n={r.n:5d} median {r.median_ns / 1e3:10.2f} us  {r.rate:8.2f} {r.unit}")
+    for r in paired:
+        print(f"{r.kernel:24s} n={r.n:5d} round {r.round} {r.first:7s} first: kernel {r.kernel_median_ns / 1e3:9.2f} us, "
+              f"{r.library} {r.library_median_ns / 1e3:9.2f} us")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -223,17 +311,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     try:
-        rows = ceilings(args.cubin, args.warmups, args.repeats)
-        lib, note = library_gemms(args.sizes, args.warmups, args.repeats, seed)
+        measure(args.cubin, args.sizes, args.warmups, args.repeats, seed, args.out)
     except CheckFailedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    if note:
-        print(f"note: {note}")
-    table = references_table(rows + lib)
-    write_csv(table, args.out)
-    for r in rows + lib:
-        print(f"{r.name:28s} n={r.n:5d} median {r.median_ns / 1e3:10.2f} us  {r.rate:8.2f} {r.unit}")
     return 0
 
 

@@ -163,3 +163,38 @@ def read_references(path: str | Path) -> pd.DataFrame:
     return read_csv_checked(path, REFERENCES, "reference rates",
                             "references.csv is written by the references rule on a GPU; fix the row or remove "
                             "the file")
+
+
+#: paired.csv: one row per kernel, N and round of a kernel timed in pairs with its library
+#: GEMM (analysis.paired.PairedRound), durations in ns.
+PAIRED = pa.DataFrameSchema(
+    {
+        "kernel": pa.Column(str, pa.Check.str_length(min_value=1)),
+        "precision": pa.Column(str, pa.Check.isin(["fp16", "int8"])),
+        "n": pa.Column(int, pa.Check.gt(0)),
+        "library": pa.Column(str, pa.Check.isin(["cublas_fp16", "cublaslt_int8"])),
+        "round": pa.Column(int, pa.Check.ge(0)),
+        "first": pa.Column(str, pa.Check.isin(["kernel", "library"])),
+        "kernel_median_ns": pa.Column(float, pa.Check.gt(0)),
+        "library_median_ns": pa.Column(float, pa.Check.gt(0)),
+        "repeats": pa.Column(int, pa.Check.gt(0)),
+    },
+    checks=[pa.Check(lambda d: (d["first"] == "kernel") == (d["round"] % 2 == 0),
+                     error="first is kernel in even rounds and library in odd ones")],
+    unique=["kernel", "n", "round"],
+    strict=False,
+    coerce=True,
+)
+
+
+def read_paired(path: str | Path) -> pd.DataFrame:
+    """A set's ``paired.csv`` (kernels timed in pairs with their library GEMM, ns), checked
+    (:data:`PAIRED`).
+
+    Raises:
+        SetFileError: as :func:`read_csv_checked`; a zero, negative or missing duration, a
+            round timed twice, or a round whose ``first`` breaks the alternation is refused.
+    """
+    return read_csv_checked(path, PAIRED, "paired timings",
+                            "paired.csv is written by the references rule on a GPU; fix the row or remove "
+                            "the file")

@@ -17,6 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .paired import paired_ratios
+from .precision import LIBRARY_NAMES
+
 OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
 DRAM_CYC = "dram__cycles_active.avg"
 DRAM_PCT = "dram__cycles_active.avg.pct_of_peak_sustained_elapsed"
@@ -199,7 +202,7 @@ def _also_differs(summary: pd.DataFrame, kernel: str, ref: str, n: int | None) -
 
 
 def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, arch: str | None,
-           references: pd.DataFrame | None = None) -> pd.DataFrame:
+           references: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each claim of the study as a test on this set: claim, test, measured, holds
     (True/False, or None where the set lacks the kernels), note.
 
@@ -209,7 +212,9 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     kernels would otherwise "confirm" it with one kernel). The last rows ask the questions
     beyond the study: int4_ptx_unpack_s8 against the s4 emulation, and the tuned kernels
     (``tiling`` of their own in the registry) against the library GEMMs of ``references``
-    (:func:`analysis.setfiles.read_references`), None where the set lacks them.
+    (:func:`analysis.setfiles.read_references`), None where the set lacks them; where the set
+    has ``paired`` timings (:func:`analysis.setfiles.read_paired`), one row more tests the same
+    targets on the kernels timed in pairs with the library (:func:`_paired_claim`).
     "Faster" means faster beyond the spread of the event timings (interquartile ranges
     disjoint, see :func:`speedups`); speedups are ratios of medians.
     """
@@ -363,6 +368,8 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           if pairs else "not measured",
           None if not pairs or len(pairs) < n_common else all(bool(_faster(k, r)) for _, k, r in pairs), note)
     _library_claims(claim, full, registry, references)
+    if paired is not None:
+        _paired_claim(claim, paired, registry)
     _int4_claim(claim, full, registry)
     return pd.DataFrame(rows, columns=["claim", "test", "measured", "holds", "note"])
 
@@ -404,7 +411,7 @@ def _int4_claim(claim, summary: pd.DataFrame, registry: dict) -> None:
 
 
 #: The library GEMM each precision is measured against (analysis.references names).
-LIBRARY = {"fp16": "cublas_fp16", "int8": "cublaslt_int8"}
+LIBRARY = LIBRARY_NAMES
 #: Issue targets of the tuned mma.sync kernels at the largest N (ratio to LIBRARY), and the
 #: ratio below which the study's tiling counts as closing none of the gap.
 TUNED_TARGET = {"fp16": 0.60, "int8": 0.80}
@@ -459,6 +466,52 @@ def _library_claims(claim, summary: pd.DataFrame, registry: dict, references: pd
           "kernel reaches it, for FP16 and INT8",
           *against_library(wgmma, tuned | study_tiling, "a wgmma and an mma.sync kernel",
                            lambda prec, rw, rm: rw >= WGMMA_TARGET > rm), source)
+
+
+def library_target(spec: dict) -> float | None:
+    """The issue's target ratio to the library GEMM at the largest N for a registry entry:
+    :data:`WGMMA_TARGET` for a wgmma kernel, :data:`TUNED_TARGET` of its precision for a
+    tuned mma.sync kernel (a ``tiling`` of its own), None for any other."""
+    if "wgmma" in spec["mma"]:
+        return WGMMA_TARGET
+    if "tiling" in spec and "wmma" not in spec["mma"]:
+        return TUNED_TARGET.get(spec["precision"])
+    return None
+
+
+def _paired_claim(claim, paired: pd.DataFrame, registry: dict) -> None:
+    """The library targets tested on kernels timed in pairs with their library GEMM
+    (paired.csv, :func:`analysis.paired.paired_ratios`) at the largest N there: each kernel
+    with a target (:func:`library_target`) must reach it by the geometric mean of its two
+    position-matched ratios; holds is None where no such kernel was timed."""
+    ratios = paired_ratios(paired)
+    if ratios.empty:
+        claim("Beyond the study: the tuned and wgmma kernels reach their library targets when timed in pairs",
+              "paired.csv holds no rounds", "not measured", None, "paired.csv of this set")
+        return
+    largest = int(ratios["n"].max())
+    at = ratios[ratios["n"] == largest]
+    parts, verdicts = [], []
+    for _, r in at.iterrows():
+        target = library_target(registry.get(r["kernel"], {"mma": "", "precision": r["precision"]}))
+        verdict = "" if target is None else f", target {target:.2f}"
+        parts.append(f"{r['kernel']} {r['ratio']:.2f}x {r['library']} (first {r['ratio_first']:.2f}, "
+                     f"second {r['ratio_second']:.2f}{verdict})")
+        if target is not None:
+            verdicts.append(bool(r["ratio"] >= target))
+    claim("Beyond the study: the tuned and wgmma kernels reach their library targets when timed in pairs",
+          f"at N={largest}, each kernel's rate / its library GEMM's, both timed alternately in one process "
+          f"(paired.csv: the geometric mean of the ratios with both run first and with both run second) >= "
+          f"{TUNED_TARGET['fp16']:.2f} (fp16 tuned mma.sync), {TUNED_TARGET['int8']:.2f} (int8 tuned mma.sync), "
+          f"{WGMMA_TARGET:.2f} (wgmma)",
+          "; ".join(parts), all(verdicts) if verdicts else None,
+          f"paired.csv of this set ({_span(at['rounds'])} rounds per kernel)")
+
+
+def _span(v: pd.Series) -> str:
+    """``lo-hi`` of integer values, or the one value where they agree."""
+    lo, hi = int(v.min()), int(v.max())
+    return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
 def to_markdown(df: pd.DataFrame) -> str:

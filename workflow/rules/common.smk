@@ -11,6 +11,7 @@ from analysis.errors import ConfigError
 from analysis.harness import command as harness_command
 from analysis.importing import check_import_target, import_plan
 from analysis.names import ReportName
+from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, kernel_target, local_gpu,
                                report_kernel, set_reports, shared_pairs, skipped_for_arch, tiling_from_config)
@@ -199,6 +200,19 @@ def metadata_input(wildcards):
 def references_input(wildcards):
     """The set's measured reference rates, when it has (or will have) them."""
     path = f"profiles/{wildcards.set}/references.csv"
+    return [path] if wildcards.set == GPU_SET or Path(path).exists() else []
+
+
+def paired_kernels():
+    """Kernels this run times in pairs with their library GEMM (rule references): those of
+    gpu_kernels() beyond the study (``study: false``) whose precision has a library GEMM."""
+    return [k for k in gpu_kernels()
+            if not KERNELS[k].get("study", True) and KERNELS[k]["precision"] in LIBRARY_NAMES]
+
+
+def paired_input(wildcards):
+    """The set's paired timings, when it has (or this run will write) them."""
+    path = f"profiles/{wildcards.set}/paired.csv"
     return [path] if wildcards.set == GPU_SET or Path(path).exists() else []
 
 

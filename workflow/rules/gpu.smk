@@ -148,27 +148,40 @@ if GPU_SET:
              for t in ("memcheck", "racecheck") for k in gpu_kernels()],
 
     # Reference rates measured in the same run: tensor-instruction and DRAM-copy ceilings,
-    # and the vendor library GEMMs at every N (analysis.references).
+    # and the vendor library GEMMs at every N (analysis.references); right after each
+    # library timing, the kernels beyond the study of its precision timed in pairs with it,
+    # alternating which runs first (paired.csv; analysis.paired): a ratio that does not
+    # depend on the moment of the run each was timed at (docs/perf-notes.md, "Timed alternately").
     rule references:
         input:
             cubin=f"results/build/{GPU.info.arch}/ceilings/mma_peak.cubin",
+            paired_cubins=[f"results/build/{GPU.info.arch}/{k}.cubin" for k in paired_kernels()],
+            checked=lambda w: [f"results/gpu/{w.set}/check/{k}_n{n}.json" for k in paired_kernels() for n in SIZES],
         output:
             csv="profiles/{set}/references.csv",
+            paired="profiles/{set}/paired.csv",
         wildcard_constraints:
             set=re.escape(GPU_SET),
         params:
-            sizes=" ".join(str(n) for n in SIZES),
+            sizes=SIZES,
             warmups=config["timing"]["warmups"],
             repeats=config["timing"]["repeats"],
+            paired_kernels=paired_kernels(),
+            precisions={k: KERNELS[k]["precision"] for k in paired_kernels()},
+            tilings={k: tiling_from_config(config, k) for k in paired_kernels()},
+            options={k: kernel_options(KERNELS[k]) for k in paired_kernels()},
+            rounds=config["timing"]["paired_rounds"],
+            expect_set=GPU_SET if GPU_PARTITION else None,
+            suffix=config.get("set_suffix", ""),
+            ncu=TOOLS.get("ncu"),
         resources:
             **GPU_RESOURCES,
         log:
             "logs/references/{set}.log",
         benchmark:
             "benchmarks/references/{set}.tsv"
-        shell:
-            "({NODE_CHECK}{PYTHON} -m analysis.references --cubin {input.cubin} --sizes {params.sizes}"
-            " --warmups {params.warmups} --repeats {params.repeats} --out {output.csv}) > {log} 2>&1"
+        script:
+            "../scripts/references.py"
 
     rule set_metadata:
         input:

@@ -7,6 +7,7 @@ rule study_tables:
         summary="results/tables/{set}/summary.csv",
         timings=timings_input,
         references=references_input,
+        paired=paired_input,
         static=static_summary_input,
         metadata=metadata_input,
     output:

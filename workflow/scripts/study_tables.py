@@ -5,7 +5,7 @@ from analysis import study
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged, warn
 from analysis.schemas import validate_summary
-from analysis.setfiles import read_metadata, read_references
+from analysis.setfiles import read_metadata, read_paired, read_references
 from analysis.tables import check_rates, unbounded_kernels
 
 sm = snakemake  # noqa: F821
@@ -15,6 +15,7 @@ with logged(sm.log[0]):
     arch = read_metadata(sm.input.metadata[0] if sm.input.metadata else None).get("arch")
     kernels = sm.params.kernels
     refs = read_references(sm.input.references[0]) if sm.input.references else None
+    paired = read_paired(sm.input.paired[0]) if sm.input.paired else None
     if sm.input.references and sm.input.timings:
         unbounded = [k for k in unbounded_kernels(kernels) if k in set(summary["kernel"])]
         for msg in check_rates(summary, refs, sm.input.timings[0], sm.input.references[0], unbounded):
@@ -24,7 +25,7 @@ with logged(sm.log[0]):
                   "ceilings there are mma.sync loops)")
     tables = {
         "speedups": study.speedups(summary, kernels),
-        "claims": study.claims(summary, kernels, static, arch, refs),
+        "claims": study.claims(summary, kernels, static, arch, refs, paired),
         "kernel_summary": study.kernel_summary(summary, static, arch),
         "occupancy": study.occupancy_correlation(summary),
         "instructions": study.instruction_ratios(summary, kernels),
