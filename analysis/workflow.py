@@ -273,3 +273,22 @@ def shared_pairs(kernels_by_set: dict[str, set[str]]) -> list[tuple[str, str]]:
     """Every (baseline, candidate) pair of sets, in name order, that share a kernel."""
     names = sorted(kernels_by_set)
     return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if kernels_by_set[a] & kernels_by_set[b]]
+
+
+def unpaired_sets(kernels_by_set: dict[str, set[str]]) -> list[str]:
+    """One warning per set, in name order, that shares no kernel with any other set, so
+    that :func:`shared_pairs` leaves it out of the automatic comparisons (with one set
+    only, none). A report named close to ``{kernel}_n{N}`` but not of that form counts
+    under its whole file stem (:func:`report_kernel`), so a set of only such reports lands
+    here too."""
+    if len(kernels_by_set) < 2:
+        return []
+    paired = {x for pair in shared_pairs(kernels_by_set) for x in pair}
+    out = []
+    for name in sorted(set(kernels_by_set) - paired):
+        kernels = sorted(kernels_by_set[name])
+        shown = ", ".join(kernels[:5]) + (f" and {len(kernels) - 5} more" if len(kernels) > 5 else "")
+        out.append(f"profile set {name} shares no kernel with another set (its reports give: {shown or 'none'}), "
+                   "so no comparison includes it; name its reports {kernel}_n{N}.ncu-rep.xz, or compare it with "
+                   f"--config baseline={name} candidate=OTHER_SET")
+    return out

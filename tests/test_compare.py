@@ -21,6 +21,7 @@ from analysis.compare import (
     read_metric_table,
 )
 from analysis.errors import AnalysisError
+from analysis.names import ReportName
 from analysis.workflow import shared_pairs
 
 from .conftest import REPO
@@ -153,6 +154,30 @@ def test_metadata_side_by_side():
 
 def test_shared_pairs():
     assert shared_pairs({"x": {"k1"}, "y": {"k1", "k2"}, "z": {"k3"}}) == [("x", "y")]
+
+
+def test_a_set_of_near_miss_names_is_named_as_left_out(tmp_path, repo, small_report):
+    """A set whose only report has a name close to {kernel}_n{N} (N with a leading zero)
+    shares no kernel with the committed sets, so no comparison includes it: a warning says
+    so, naming the set, what its report gives and how to compare it; the committed sets,
+    which all share a kernel with another, get none."""
+    import shutil
+
+    from analysis.workflow import report_kernel, set_reports, unpaired_sets
+
+    profiles = repo / "profiles"
+    by_set = {d.name: {report_kernel(p) for p in set_reports(profiles, d.name, warn=lambda m: None)}
+              for d in sorted(profiles.iterdir()) if (d / "reports").is_dir()}
+    assert len(by_set) >= 2 and unpaired_sets(by_set) == []
+    odd = tmp_path / "odd_set" / "reports"
+    odd.mkdir(parents=True)
+    name = ReportName.parse(small_report)
+    shutil.copy(small_report, odd / f"{name.kernel}_n0{name.sizes[0]}.ncu-rep.xz")
+    by_set["odd_set"] = {report_kernel(p) for p in set_reports(tmp_path, "odd_set", warn=lambda m: None)}
+    msgs = unpaired_sets(by_set)
+    assert len(msgs) == 1
+    assert "odd_set" in msgs[0] and f"{name.kernel}_n0{name.sizes[0]}" in msgs[0] and "baseline=odd_set" in msgs[0]
+    assert "odd_set" not in {x for pair in shared_pairs(by_set) for x in pair}
 
 
 def test_a_set_compared_with_itself_has_two_metadata_columns(repo):

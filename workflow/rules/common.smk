@@ -14,7 +14,8 @@ from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, kernel_target, local_gpu,
-                               report_kernel, set_reports, shared_pairs, skipped_for_arch, tiling_from_config)
+                               report_kernel, set_reports, shared_pairs, skipped_for_arch, tiling_from_config,
+                               unpaired_sets)
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -237,6 +238,16 @@ def build_outputs():
     return out
 
 
+_WARNED = set()
+
+
+def _warn_once(msg):
+    """A warning to Snakemake's log, once per run (the functions calling this run more than once)."""
+    if msg not in _WARNED:
+        _WARNED.add(msg)
+        logger.warning(f"warning: {msg}")
+
+
 def compare_outputs():
     """Comparison outputs: config baseline/candidate when given, else every pair of sets
     that share a kernel."""
@@ -249,7 +260,10 @@ def compare_outputs():
                 raise ConfigError(f"config: profile set {s!r} not found (sets: {', '.join(SETS) or 'none'})")
         pairs = [(base, cand)]
     else:
-        pairs = shared_pairs({s: {report_kernel(p) for p in reports_of(s)} for s in SETS})
+        kernels_by_set = {s: {report_kernel(p) for p in reports_of(s)} for s in SETS}
+        pairs = shared_pairs(kernels_by_set)
+        for msg in unpaired_sets(kernels_by_set):
+            _warn_once(msg)
     return [f"figures/compare/{a}__vs__{b}/{f}" for a, b in pairs
             for f in ("changes.csv", "metadata.csv", "statuses.csv", "headline.png", "headline.pdf")]
 
