@@ -40,10 +40,10 @@ DEFAULT_SET = "h200_580.159.04_ncu2025.3.1"
 #: Rules of each stage, for the per-stage times.
 STAGES = {
     "build (nvcc + cuobjdump, 2 architectures)": ["build"],
-    "parse (reports -> set tables)": ["parse_set"],
-    "tables (summary, study tables, static SASS, quantization error)": ["summary", "study_tables", "sass_table",
-                                                                        "quantization_error"],
-    "figures": ["set_figures", "study_figures"],
+    "parse (reports -> set tables and summary)": ["parse_set"],
+    "tables (static SASS, quantization error)": ["sass_table", "quantization_error"],
+    "set figures": ["set_figures"],
+    "study (tables and figures of each set)": ["study"],
     "compare": ["compare_sets"],
 }
 

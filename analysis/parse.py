@@ -241,11 +241,15 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
 
 def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | Path | None, cache: str | Path,
                      metrics_out: str | Path, instances_out: str | Path, *, workers: int = 1,
-                     metric_table_out: str | Path | None = None) -> ParsedSet:
+                     metric_table_out: str | Path | None = None, summary_out: str | Path | None = None,
+                     timings: str | Path | None = None) -> ParsedSet:
     """Parse a set's reports (:func:`parse_reports`, cached) and write its long metric
     table (:func:`analysis.tables.set_table`, schema-checked) and its per-opcode instance
     table as parquet, atomically; with ``metric_table_out``, also the table comparisons
-    read (:func:`analysis.compare.metric_table`: one row per kernel, N, launch and metric). A set whose metadata names its Nsight Compute version
+    read (:func:`analysis.compare.metric_table`: one row per kernel, N, launch and metric);
+    with ``summary_out``, also the set's summary (:func:`analysis.tables.summary`, one row per
+    kernel and N, with the event timings of ``timings``, the set's timings.csv, where it
+    has one; timings far from ncu's duration are warned of). A set whose metadata names its Nsight Compute version
     (``ncu_version``: one per set, as the workflow makes them) shares reader processes;
     any other set (imported reports, perhaps of several versions) has each report read
     in a fresh process (``isolate``), so no report's units depend on another's.
@@ -253,12 +257,18 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     Raises:
         AnalysisError: any report could not be read (every such file and its cause are
             listed; the others stay cached, and nothing is written);
-        SchemaError: a table does not match its declared schema.
+        SchemaError: a table does not match its declared schema;
+        SetFileError: ``timings`` is not a valid timings.csv (:func:`analysis.setfiles.read_timings`).
     """
     from .schemas import validate_set
     from .tables import read_metadata, set_table
 
     meta = read_metadata(metadata)
+    times = None
+    if summary_out is not None and timings is not None:
+        from .setfiles import read_timings
+
+        times = read_timings(timings)  # a broken timings.csv stops the job before anything is written
     isolate = not meta.get("ncu_version")
     got = parse_reports(reports, cache, workers=workers, isolate=isolate)
     print(f"{set_name}: {len(got.parsed)} reports read, {len(got.cached)} from the cache ({cache}), "
@@ -279,8 +289,25 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
 
         with atomic_path(metric_table_out) as tmp:
             metric_table(table).to_parquet(tmp, index=False)
+    if summary_out is not None:
+        _write_summary(table, inst, times, timings, summary_out)
     print(f"{set_name}: {len(table)} metric rows, {len(inst)} instance values from {len(reports)} reports")
     return got
+
+
+def _write_summary(table: pd.DataFrame, inst: pd.DataFrame, times: pd.DataFrame | None,
+                   timings: str | Path | None, out: str | Path) -> None:
+    """The set's summary from its checked tables and timings (``times``, read from the file
+    ``timings``), written as CSV (:func:`analysis.io.write_csv`)."""
+    from .io import write_csv
+    from .logged import warn
+    from .schemas import validate_summary
+    from .tables import check_timings, summary
+
+    result = validate_summary(summary(table, inst, times), out)
+    for msg in check_timings(result, timings) if timings is not None else []:
+        warn(msg)
+    write_csv(result, out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -297,12 +324,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--metrics", type=Path, required=True, help="output: the set's long table (parquet)")
     ap.add_argument("--instances", type=Path, required=True, help="output: per-opcode instances (parquet)")
     ap.add_argument("--metric-table", type=Path, help="output: the per-metric table comparisons read (parquet)")
+    ap.add_argument("--summary", type=Path, help="output: the set's summary, one row per kernel and N (CSV)")
+    ap.add_argument("--timings", type=Path, help="the set's timings.csv, if it has one")
     ap.add_argument("--workers", type=int, default=1, help="reader processes")
     ap.add_argument("--log", type=Path, required=True, help="log file")
     args = ap.parse_args(argv)
     with logged(args.log):
         write_set_tables(args.reports, args.set, args.metadata, args.cache, args.metrics, args.instances,
-                         workers=args.workers, metric_table_out=args.metric_table)
+                         workers=args.workers, metric_table_out=args.metric_table, summary_out=args.summary,
+                         timings=args.timings)
     return 0
 
 

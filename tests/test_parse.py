@@ -112,6 +112,32 @@ def test_set_tables_are_written_whole_or_not_at_all(four, tmp_path):
     assert not metrics.exists() and not per.exists()
 
 
+def test_summary_is_written_with_the_set_tables(four, tmp_path, capsys):
+    """With summary_out and the set's timings, the parse writes the summary the study reads:
+    equal to analysis.tables.summary of the tables it wrote, timings joined per kernel and
+    N; a damaged timings.csv is refused naming it, before any table is written."""
+    from analysis.setfiles import SetFileError, read_timings
+    from analysis.tables import summary
+
+    out = tmp_path / "out"
+    metrics, instances, summ = out / "metrics.parquet", out / "instances.parquet", out / "summary.csv"
+    write_set_tables(four, "s", SET_DIR / "metadata.json", tmp_path / "cache", metrics, instances,
+                     summary_out=summ, timings=SET_DIR / "timings.csv")
+    got = pd.read_csv(summ)
+    want = summary(pd.read_parquet(metrics), pd.read_parquet(instances), read_timings(SET_DIR / "timings.csv"))
+    assert list(got["kernel"] + got["n"].astype(str)) == list(want["kernel"] + want["n"].astype(str))
+    assert len(got) == 4 and got["median_ns"].notna().all()
+    pd.testing.assert_series_equal(got["median_ns"], want["median_ns"].astype(float), rtol=1e-6)
+    bad = tmp_path / "timings.csv"
+    pd.read_csv(SET_DIR / "timings.csv").assign(median_ns=-1.0).to_csv(bad, index=False)
+    for f in (metrics, instances, summ):
+        f.unlink()
+    with pytest.raises(SetFileError, match=r"timings\.csv.*median_ns"):
+        write_set_tables(four, "s", SET_DIR / "metadata.json", tmp_path / "cache", metrics, instances,
+                         summary_out=summ, timings=bad)
+    assert not metrics.exists() and not instances.exists() and not summ.exists()
+
+
 def test_set_table_of_the_default_set(table):
     """The default set read through the pool: every report, one launch each."""
     assert table.groupby(["kernel", "n"]).ngroups == len(list((SET_DIR / "reports").glob("*.ncu-rep.xz")))

@@ -1,8 +1,9 @@
-# The study's tables, claims and figures (analysis.study): for every set with event timings.
-# The figures of a set are drawn in one job (one interpreter start instead of five).
+# The study's tables, claims and figures (analysis.study, analysis.study_figures): for every
+# set with event timings, all in one job per set (one interpreter start instead of two;
+# docs/benchmarks.md). The figures are drawn from the tables as written.
 
 
-rule study_tables:
+rule study:
     input:
         summary="results/tables/{set}/summary.csv",
         timings=timings_input,
@@ -22,32 +23,13 @@ rule study_tables:
         occupancy="figures/{set}/study/occupancy_correlation.csv",
         instructions="figures/{set}/study/instruction_ratios.csv",
         roofline="figures/{set}/study/roofline.csv",
-    params:
-        kernels=KERNELS,
-    log:
-        "logs/study_tables/{set}.log",
-    benchmark:
-        "benchmarks/study_tables/{set}.tsv"
-    script:
-        "../scripts/study_tables.py"
-
-
-rule study_figures:
-    input:
-        speedups="figures/{set}/study/speedups.csv",
-        instructions="figures/{set}/study/instruction_ratios.csv",
-        roofline="figures/{set}/study/roofline.csv",
-        summary="results/tables/{set}/summary.csv",
-        references=references_input,
-        static=static_summary_input,
-        metadata=metadata_input,
-    output:
         **figure_outputs("figures/{set}/study", STUDY_FIGURES),
     params:
+        kernels=KERNELS,
         names=STUDY_FIGURES,
     log:
-        "logs/study_figures/{set}.log",
+        "logs/study/{set}.log",
     benchmark:
-        "benchmarks/study_figures/{set}.tsv"
+        "benchmarks/study/{set}.tsv"
     script:
-        "../scripts/study_figures.py"
+        "../scripts/study.py"

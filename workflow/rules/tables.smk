@@ -9,14 +9,19 @@ rule parse_set:
     input:
         reports=set_report_files,
         metadata=metadata_input,
+        timings=timings_input,
     output:
         metrics="results/tables/{set}/metrics.parquet",
         instances="results/tables/{set}/instances.parquet",
         # what rule compare_sets reads: reduced once per set, not in every pair
         metric_table="results/tables/{set}/per_metric.parquet",
+        # one row per kernel and N, with the event timings: made here, from the tables in
+        # memory, rather than by a job of its own (docs/benchmarks.md)
+        summary="results/tables/{set}/summary.csv",
     params:
         cache=lambda w: f"results/tidy/{w.set}",
         metadata=lambda w, input: f"--metadata {input.metadata[0]}" if input.metadata else "",
+        timings=lambda w, input: f"--timings {input.timings[0]}" if input.timings else "",
     # Snakemake caps this at --cores (local) or --max-threads (cluster profiles).
     threads: 4
     log:
@@ -24,25 +29,10 @@ rule parse_set:
     benchmark:
         "benchmarks/parse_set/{set}.tsv"
     shell:
-        "{PYTHON} -m analysis.parse --set {wildcards.set} {params.metadata} --cache {params.cache}"
+        "{PYTHON} -m analysis.parse --set {wildcards.set} {params.metadata} {params.timings} --cache {params.cache}"
         " --workers {threads} --metrics {output.metrics} --instances {output.instances}"
-        " --metric-table {output.metric_table}"
+        " --metric-table {output.metric_table} --summary {output.summary}"
         " --log {log} {input.reports:q}"
-
-
-rule summary:
-    input:
-        metrics="results/tables/{set}/metrics.parquet",
-        instances="results/tables/{set}/instances.parquet",
-        timings=timings_input,
-    output:
-        csv="results/tables/{set}/summary.csv",
-    log:
-        "logs/summary/{set}.log",
-    benchmark:
-        "benchmarks/summary/{set}.tsv"
-    script:
-        "../scripts/summary.py"
 
 
 rule quantization_error:

@@ -1,7 +1,10 @@
-"""Rule study_tables: speedups, claims, kernel summary and the other study tables of a set."""
+"""Rule study: the study's tables (speedups, claims, kernel summary, ...) of a set, then its
+figures drawn from those tables as written, in one process."""
 import pandas as pd
 
 from analysis import study
+from analysis import study_figures as sf
+from analysis.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged, warn
 from analysis.schemas import validate_summary
@@ -36,3 +39,16 @@ with logged(sm.log[0]):
     for name in ("claims", "kernel_summary"):
         with atomic_path(sm.output[f"{name}_md"]) as tmp:
             tmp.write_text(study.to_markdown(tables[name]), encoding="utf-8")
+
+    # the figures read the tables back: they show the values as the CSV files hold them
+    title = sm.wildcards.set
+    speedups = pd.read_csv(sm.output.speedups)
+    draw = {
+        "throughput": lambda: sf.throughput(summary, refs, title),
+        "speedup": lambda: sf.speedup(speedups, title),
+        "instructions": lambda: sf.instructions(pd.read_csv(sm.output.instructions), static, arch, title),
+        "ablation": lambda: sf.ablation(speedups, title),
+        "roofline": lambda: sf.roofline(pd.read_csv(sm.output.roofline), refs, title),
+    }
+    for name in sm.params.names:
+        save(draw[name](), sm.output[f"{name}_png"], sm.output[f"{name}_pdf"])
