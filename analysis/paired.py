@@ -176,6 +176,36 @@ def paired_ratios(paired: pd.DataFrame) -> pd.DataFrame:
                                       "ratio_second", "ratio"])
 
 
+def check_paired_kernels(paired: pd.DataFrame, registry: dict, set_kernels: set[str], path: str | Path) -> None:
+    """Refuse a paired.csv whose kernels do not belong where it lies.
+
+    Args:
+        paired: the file's table (:func:`analysis.setfiles.read_paired`).
+        registry: the config's ``kernels`` mapping.
+        set_kernels: the kernels the set's summary holds.
+        path: the file, for the message.
+
+    Raises:
+        SetFileError: a kernel that is not in the registry, whose precision differs from the
+            registry's, or that the set does not hold (a paired.csv of another set).
+    """
+    from .setfiles import SetFileError
+
+    fix = "paired.csv holds the kernels of its own set, as the references rule wrote them; remove the file"
+    kernels = sorted(set(paired["kernel"]))
+    unknown = [k for k in kernels if k not in registry]
+    if unknown:
+        raise SetFileError(path, f"kernels not in the registry (config kernels): {', '.join(unknown)}", fix)
+    wrong = [f"{k} ({p} here, {registry[k]['precision']} in the registry)"
+             for k, p in paired.groupby("kernel")["precision"].first().items() if p != registry[k]["precision"]]
+    if wrong:
+        raise SetFileError(path, f"precision differs from the registry's: {', '.join(wrong)}", fix)
+    absent = [k for k in kernels if k not in set_kernels]
+    if absent:
+        raise SetFileError(path, f"kernels this set does not hold (its summary has no row of them): "
+                                 f"{', '.join(absent)}", fix)
+
+
 def write_paired(rows: list[PairedRound], out: Path) -> None:
     """Write paired.csv (via a temporary name; :func:`analysis.io.write_csv`)."""
     write_csv(paired_table(rows), out)

@@ -13,12 +13,14 @@ import json
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 from pandera.errors import SchemaError as _PanderaSchemaError
 from pandera.errors import SchemaErrors as _PanderaSchemaErrors
 
 from .errors import AnalysisError
+from .precision import LIBRARY_NAMES
 
 
 class SetFileError(AnalysisError):
@@ -109,6 +111,8 @@ def read_csv_checked(path: str | Path, schema: pa.DataFrameSchema, what: str, fi
     """
     try:
         df = pd.read_csv(path)
+    except (IsADirectoryError, PermissionError) as exc:
+        raise SetFileError(path, f"cannot be read as a file ({exc.strerror})", fix) from None
     except pd.errors.EmptyDataError:
         raise SetFileError(path, "file is empty", fix) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -169,22 +173,28 @@ def read_references(path: str | Path) -> pd.DataFrame:
 #: GEMM (analysis.paired.PairedRound), durations in ns.
 PAIRED = pa.DataFrameSchema(
     {
-        "kernel": pa.Column(str, pa.Check.str_length(min_value=1)),
+        "kernel": pa.Column(str, pa.Check.str_matches(r"^[A-Za-z0-9_]+$")),
         "precision": pa.Column(str, pa.Check.isin(["fp16", "int8"])),
         "n": pa.Column(int, pa.Check.gt(0)),
         "library": pa.Column(str, pa.Check.isin(["cublas_fp16", "cublaslt_int8"])),
         "round": pa.Column(int, pa.Check.ge(0)),
         "first": pa.Column(str, pa.Check.isin(["kernel", "library"])),
-        "kernel_median_ns": pa.Column(float, pa.Check.gt(0)),
-        "library_median_ns": pa.Column(float, pa.Check.gt(0)),
+        "kernel_median_ns": pa.Column(float, [pa.Check.gt(0), pa.Check(np.isfinite, element_wise=True,
+                                                                       error="finite")]),
+        "library_median_ns": pa.Column(float, [pa.Check.gt(0), pa.Check(np.isfinite, element_wise=True,
+                                                                        error="finite")]),
         "repeats": pa.Column(int, pa.Check.gt(0)),
     },
     checks=[pa.Check(lambda d: (d["first"] == "kernel") == (d["round"] % 2 == 0),
-                     error="first is kernel in even rounds and library in odd ones")],
+                     error="first is kernel in even rounds and library in odd ones"),
+            pa.Check(lambda d: d["library"] == d["precision"].map(LIBRARY_NAMES),
+                     error="library is the precision's (cublas_fp16 for fp16, cublaslt_int8 for int8)")],
     unique=["kernel", "n", "round"],
     strict=False,
     coerce=True,
 )
+
+_PAIRED_FIX = "paired.csv is written by the references rule on a GPU; fix the row or remove the file"
 
 
 def read_paired(path: str | Path) -> pd.DataFrame:
@@ -192,9 +202,34 @@ def read_paired(path: str | Path) -> pd.DataFrame:
     (:data:`PAIRED`).
 
     Raises:
-        SetFileError: as :func:`read_csv_checked`; a zero, negative or missing duration, a
-            round timed twice, or a round whose ``first`` breaks the alternation is refused.
+        SetFileError: as :func:`read_csv_checked`; a zero, negative, infinite or missing
+            duration, a round timed twice, a round whose ``first`` breaks the alternation, a
+            library other than the precision's, a fractional N, round or repeat count, one
+            kernel under two precisions, or a kernel and N without a round in each position
+            (no ratio could be matched) is refused, naming the kernel and N.
     """
-    return read_csv_checked(path, PAIRED, "paired timings",
-                            "paired.csv is written by the references rule on a GPU; fix the row or remove "
-                            "the file")
+    try:  # the fractional-number check needs the values as written; read_csv_checked reports unreadable files
+        raw = pd.read_csv(path)
+    except Exception:  # noqa: BLE001
+        raw = None
+    if raw is not None:
+        for col in ("n", "round", "repeats"):
+            if col in raw.columns:
+                v = pd.to_numeric(raw[col], errors="coerce")
+                frac = raw[v.notna() & (v % 1 != 0)]
+                if len(frac):
+                    raise SetFileError(path, f"{col}: not a whole number in row {int(frac.index[0]) + 2} "
+                                             f"({frac[col].iloc[0]!r})", _PAIRED_FIX)
+    df = read_csv_checked(path, PAIRED, "paired timings", _PAIRED_FIX)
+    precisions = df.groupby("kernel")["precision"].nunique()
+    if (precisions > 1).any():
+        k = precisions[precisions > 1].index[0]
+        raise SetFileError(path, f"kernel {k} is given more than one precision "
+                                 f"({', '.join(sorted(df.loc[df['kernel'] == k, 'precision'].unique()))})", _PAIRED_FIX)
+    positions = df.groupby(["kernel", "n"])["first"].nunique()
+    if (positions < 2).any():
+        k, n = positions[positions < 2].index[0]
+        raise SetFileError(path, f"{k} N={n}: every round has the {df.loc[(df['kernel'] == k) & (df['n'] == n), 'first'].iloc[0]} "
+                                 "first, so no ratio can be matched by position (needs rounds with each first)",
+                           _PAIRED_FIX)
+    return df

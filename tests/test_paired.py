@@ -87,12 +87,26 @@ def test_without_paired_timings_the_claims_are_unchanged(summ, registry, static,
     assert list(rows["claim"]) == list(committed["claim"])
 
 
+def _relabel_one_row(d: pd.DataFrame, kernel: str) -> pd.DataFrame:
+    """One row of ``kernel`` relabelled INT8 (with the INT8 library, so the row is consistent)."""
+    i = d.index[d["kernel"] == kernel][0]
+    return d.assign(precision=d["precision"].where(d.index != i, "int8"),
+                    library=d["library"].where(d.index != i, "cublaslt_int8"))
+
+
 @pytest.mark.parametrize(("edit", "cause"), [
     (lambda d: d.assign(first=d["first"].where(d["round"] != 1, "kernel")), "first is kernel in even rounds"),
     (lambda d: d.assign(kernel_median_ns=d["kernel_median_ns"].where(d.index != 3, -1.0)), "kernel_median_ns"),
     (lambda d: d.assign(library_median_ns=d["library_median_ns"].where(d.index != 0, np.nan)), "library_median_ns"),
     (lambda d: pd.concat([d, d.iloc[[0]]]), "unique"),
     (lambda d: d.drop(columns=["first"]), "no column first"),
+    (lambda d: d.assign(kernel_median_ns=d["kernel_median_ns"].where(d.index != 5, np.inf)), "finite"),
+    (lambda d: d.assign(library=d["library"].where(d.index != 2, "cublaslt_int8")), "library is the precision's"),
+    (lambda d: _relabel_one_row(d, "fp16_wgmma"), "kernel fp16_wgmma is given more than one precision"),
+    (lambda d: d[~((d["kernel"] == "fp16_wgmma") & (d["n"] == 8192) & (d["round"] % 2 == 1))],
+     "fp16_wgmma N=8192: every round has the kernel first"),
+    (lambda d: d.assign(n=d["n"].astype(float).where(d.index != 7, 8192.5)), "n: not a whole number in row 9"),
+    (lambda d: d.assign(round=d["round"].astype(float).where(d.index != 1, 1.9)), "round: not a whole number"),
 ])
 def test_damaged_file_is_refused_naming_it(tmp_path, edit, cause):
     """A copy of the committed file with one fault is refused, naming the file and the cause."""
@@ -100,6 +114,32 @@ def test_damaged_file_is_refused_naming_it(tmp_path, edit, cause):
     edit(pd.read_csv(PAIRED)).to_csv(bad, index=False)
     with pytest.raises(SetFileError, match=rf"paired\.csv(.|\n)*{cause}"):
         read_paired(bad)
+
+
+def test_kernels_must_belong_to_the_registry_and_the_set(paired, registry, summ):
+    """A kernel the registry lacks, a precision the registry contradicts, or kernels the set
+    does not hold (the whole-registry set's file put beside the study set) are refused,
+    naming the file; the committed file passes against its own set's kernels."""
+    from analysis.paired import check_paired_kernels
+
+    check_paired_kernels(paired, registry, set(paired["kernel"]), PAIRED)
+    renamed = paired.assign(kernel=paired["kernel"].replace("fp16_wgmma", "fp16_mystery"))
+    with pytest.raises(SetFileError, match=r"paired\.csv.*not in the registry.*fp16_mystery"):
+        check_paired_kernels(renamed, registry, set(renamed["kernel"]), PAIRED)
+    relabelled = paired.assign(precision=paired["precision"].where(paired["kernel"] != "fp16_wgmma", "int8"))
+    with pytest.raises(SetFileError, match=r"fp16_wgmma \(int8 here, fp16 in the registry\)"):
+        check_paired_kernels(relabelled, registry, set(paired["kernel"]), PAIRED)
+    with pytest.raises(SetFileError, match=r"does not hold.*fp16_ptx_tuned"):
+        check_paired_kernels(paired, registry, set(summ["kernel"]), PAIRED)
+
+
+def test_a_kernel_missing_at_the_largest_n_leaves_the_claim_open(paired, summ, registry, static, references):
+    """With fp16_ptx_tuned's rounds at N = 8192 removed the claim is not judged on the other
+    three: holds is None and the missing kernel is named."""
+    short = paired[~((paired["kernel"] == "fp16_ptx_tuned") & (paired["n"] == 8192))]
+    row = claims(summ, registry, static, "sm_90", references, short)
+    row = row[row["claim"].str.contains("timed in pairs")].iloc[0]
+    assert row["holds"] is None and "not timed in pairs at N=8192: fp16_ptx_tuned" in row["measured"]
 
 
 def test_refuses_too_few_rounds_and_kernels_without_a_library(tmp_path):
@@ -136,3 +176,17 @@ def test_times_a_kernel_in_pairs_on_the_gpu(tmp_path):
     assert [r.name for r in refs] == ["cublas_fp16", "cublaslt_int8"]
     assert [(r.round, r.first) for r in rows] == [(0, "kernel"), (1, "library"), (2, "kernel"), (3, "library")]
     assert all(r.kernel_median_ns > 0 and r.library_median_ns > 0 and r.library == "cublaslt_int8" for r in rows)
+
+
+def test_every_committed_run_reads_cleanly(registry):
+    """The runs kept in docs/paired-timing (and the set's own) pass the reader and the
+    registry check, and each covers the four kernels at every configured N."""
+    from analysis.paired import check_paired_kernels
+
+    files = sorted((REPO / "docs" / "paired-timing").glob("*_paired.csv")) + [PAIRED]
+    assert len(files) == 6
+    for f in files:
+        d = read_paired(f)
+        check_paired_kernels(d, registry, set(d["kernel"]), f)
+        r = paired_ratios(d)
+        assert len(r) == 4 * len(CONFIG["sizes"]) and r["ratio"].notna().all(), f

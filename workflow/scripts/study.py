@@ -7,6 +7,7 @@ from analysis import study_figures as sf
 from analysis.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged, warn
+from analysis.paired import check_paired_kernels
 from analysis.schemas import validate_summary
 from analysis.setfiles import read_metadata, read_paired, read_references
 from analysis.tables import check_rates, unbounded_kernels
@@ -19,6 +20,8 @@ with logged(sm.log[0]):
     kernels = sm.params.kernels
     refs = read_references(sm.input.references[0]) if sm.input.references else None
     paired = read_paired(sm.input.paired[0]) if sm.input.paired else None
+    if paired is not None:
+        check_paired_kernels(paired, kernels, set(summary["kernel"]), sm.input.paired[0])
     if sm.input.references and sm.input.timings:
         unbounded = [k for k in unbounded_kernels(kernels) if k in set(summary["kernel"])]
         for msg in check_rates(summary, refs, sm.input.timings[0], sm.input.references[0], unbounded):
