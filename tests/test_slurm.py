@@ -79,11 +79,12 @@ def test_cpu_part_runs_through_slurm_with_the_local_outputs(cluster, workdir):
     assert stats, out[-3000:]
     jobs = int(stats.group(1))
     submitted = re.findall(r"has been submitted with SLURM jobid (\d+)", out)
-    assert jobs >= 8 and len(submitted) == jobs
+    # two parse jobs (each writing its set's summary), two figure jobs, a comparison, quantization
+    assert jobs >= 6 and len(submitted) == jobs
     slurm_logs = list((workdir / ".snakemake" / "slurm_logs").rglob("*.log"))
     assert sorted(p.stem for p in slurm_logs) == sorted(submitted)
     assert {p.relative_to(workdir / ".snakemake" / "slurm_logs").parts[0] for p in slurm_logs} >= {
-        "rule_parse_set", "rule_summary", "rule_set_figures", "rule_compare_sets", "rule_quantization_error"}
+        "rule_parse_set", "rule_set_figures", "rule_compare_sets", "rule_quantization_error"}
     # the same bytes as the local run
     differ = [t for t in targets if (workdir / t).read_bytes() != (REPO / t).read_bytes()]
     assert not differ, differ
