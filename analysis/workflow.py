@@ -292,3 +292,20 @@ def unpaired_sets(kernels_by_set: dict[str, set[str]]) -> list[str]:
                    "so no comparison includes it; name its reports {kernel}_n{N}.ncu-rep.xz, or compare it with "
                    f"--config baseline={name} candidate=OTHER_SET")
     return out
+
+
+#: Reports per reader process of a set's parse job, and the most readers it asks for.
+REPORTS_PER_READER = 60
+MAX_READERS = 4
+
+
+def parse_readers(n_reports: int) -> int:
+    """Reader processes (the threads rule parse_set asks for) for a set of ``n_reports``
+    reports: one per :data:`REPORTS_PER_READER`, at least 1 and at most :data:`MAX_READERS`.
+
+    A small set's job is mostly serial work (imports, the set's tables, its summary): a
+    second reader would hold a core another job could use. Measured with ``snakemake
+    --cores 2`` in fresh clones: 92.8-93.2 s with 4 asked for (capped at 2) by every set,
+    82.2-86.3 s with this rule (docs/benchmarks.md).
+    """
+    return max(1, min(MAX_READERS, n_reports // REPORTS_PER_READER))

@@ -72,6 +72,27 @@ def test_invalid_config_is_refused_before_work(workdir):
     assert proc.returncode != 0 and "gpu" in proc.stderr + proc.stdout
 
 
+def test_parse_jobs_ask_for_readers_by_set_size(workdir):
+    """Each set's parse job asks for one reader per 60 reports (1 to 4): the committed
+    small sets get one, the default set (121 reports) two, as Snakemake plans them."""
+    import re
+
+    from analysis.workflow import parse_readers, set_reports
+
+    proc = snakemake(workdir, "-n", "--cores", "8", "--config", "gpu=off")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    planned = {}  # set -> threads, from each parse_set job's block (threads shown when > 1)
+    for block in proc.stdout.split("rule parse_set:")[1:]:
+        block = re.split(r"\n(?:local)?rule |\n\[", block)[0]
+        threads = re.search(r"^\s+threads: (\d+)$", block, flags=re.M)
+        planned[re.search(r"wildcards: set=(\S+)", block).group(1)] = int(threads.group(1)) if threads else 1
+    sets = sorted(d.name for d in (workdir / "profiles").iterdir() if (d / "reports").is_dir())
+    want = {s: parse_readers(len(set_reports(workdir / "profiles", s, warn=lambda m: None))) for s in sets}
+    assert planned == want
+    assert want[DEFAULT_SET] == 2 and min(want.values()) == 1
+    assert parse_readers(0) == 1 and parse_readers(10_000) == 4
+
+
 @pytest.mark.workflow
 def test_compare_target(workdir):
     a, b = DEFAULT_SET, f"{DEFAULT_SET}_nvcc13.5"

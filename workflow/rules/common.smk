@@ -14,8 +14,8 @@ from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, kernel_target, local_gpu,
-                               report_kernel, set_reports, shared_pairs, skipped_for_arch, tiling_from_config,
-                               unpaired_sets)
+                               parse_readers, report_kernel, set_reports, shared_pairs, skipped_for_arch,
+                               tiling_from_config, unpaired_sets)
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -176,6 +176,12 @@ def reports_of(set_name):
 def set_report_files(wildcards):
     """The set's report files (for the GPU's own set: those this run writes)."""
     return [str(p) for p in reports_of(wildcards.set)]
+
+
+def parse_threads(wildcards):
+    """Reader processes of a set's parse job, by its size (analysis.workflow.parse_readers);
+    Snakemake caps them at --cores."""
+    return parse_readers(len(reports_of(wildcards.set)))
 
 
 def gpu_build_records(wildcards):

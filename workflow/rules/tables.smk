@@ -23,7 +23,7 @@ rule parse_set:
         metadata=lambda w, input: f"--metadata {input.metadata[0]}" if input.metadata else "",
         timings=lambda w, input: f"--timings {input.timings[0]}" if input.timings else "",
     # Snakemake caps this at --cores (local) or --max-threads (cluster profiles).
-    threads: 4
+    threads: parse_threads
     log:
         "logs/parse_set/{set}.log",
     benchmark:
