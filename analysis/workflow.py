@@ -294,37 +294,18 @@ def unpaired_sets(kernels_by_set: dict[str, set[str]]) -> list[str]:
     return out
 
 
-#: Compressed report bytes per reader process of a set's parse job, the most readers it
-#: asks for, and the size taken per launch of a report not yet written (a GPU run's own
-#: set): the committed default set's mean, 22 MiB in 120 reports of one launch.
-BYTES_PER_READER = 8 << 20
+#: Reports per reader process of a set's parse job, and the most readers it asks for.
+REPORTS_PER_READER = 60
 MAX_READERS = 4
-REPORT_BYTES_GUESS = 190_000
 
 
-def parse_readers(report_bytes: int) -> int:
-    """Reader processes (the threads rule parse_set asks for) for a set whose reports hold
-    ``report_bytes`` bytes (as stored, e.g. xz-compressed): one per :data:`BYTES_PER_READER`,
-    at least 1 and at most :data:`MAX_READERS`. Bytes, not reports: a report of five
-    launches costs about five of one (the `_all` set's 30 reports, 18 MiB, took longer to
-    read than the default set's 120, 22 MiB).
+def parse_readers(n_reports: int) -> int:
+    """Reader processes (the threads rule parse_set asks for) for a set of ``n_reports``
+    reports: one per :data:`REPORTS_PER_READER`, at least 1 and at most :data:`MAX_READERS`.
 
     A small set's job is mostly serial work (imports, the set's tables, its summary): a
     second reader would hold a core another job could use. Measured with ``snakemake
-    --cores 2`` in fresh clones (docs/benchmarks.md).
+    --cores 2`` in fresh clones: 92.8-93.2 s with 4 asked for (capped at 2) by every set,
+    82.2-86.3 s with this rule (docs/benchmarks.md).
     """
-    return max(1, min(MAX_READERS, report_bytes // BYTES_PER_READER))
-
-
-def reports_bytes(paths: list[str | Path]) -> int:
-    """Bytes of the report files ``paths``; one not (yet) written counts as
-    :data:`REPORT_BYTES_GUESS` per N its name gives (one launch each; 1 for a name
-    without N)."""
-    total = 0
-    for p in map(Path, paths):
-        if p.is_file():
-            total += p.stat().st_size
-        else:
-            name = ReportName.parse(p)
-            total += REPORT_BYTES_GUESS * (len(name.sizes) if name else 1)
-    return total
+    return max(1, min(MAX_READERS, n_reports // REPORTS_PER_READER))

@@ -14,8 +14,8 @@ from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, kernel_target, local_gpu,
-                               parse_readers, report_kernel, reports_bytes, set_reports, shared_pairs,
-                               skipped_for_arch, tiling_from_config, unpaired_sets)
+                               parse_readers, report_kernel, set_reports, shared_pairs, skipped_for_arch,
+                               tiling_from_config, unpaired_sets)
 
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -179,9 +179,9 @@ def set_report_files(wildcards):
 
 
 def parse_threads(wildcards):
-    """Reader processes of a set's parse job, by its reports' bytes
-    (analysis.workflow.parse_readers); Snakemake caps them at --cores."""
-    return parse_readers(reports_bytes(reports_of(wildcards.set)))
+    """Reader processes of a set's parse job, by its size (analysis.workflow.parse_readers);
+    Snakemake caps them at --cores."""
+    return parse_readers(len(reports_of(wildcards.set)))
 
 
 def gpu_build_records(wildcards):
