@@ -73,13 +73,14 @@ def test_invalid_config_is_refused_before_work(workdir):
 
 
 def test_parse_jobs_ask_for_readers_by_set_size(workdir):
-    """Each set's parse job asks for one reader per 60 reports (1 to 4): the committed
-    small sets get one, the default set (121 reports) two, as Snakemake plans them."""
+    """Each set's parse job asks for one reader per 60 reports (1 to 4), as Snakemake plans
+    them (forced, so that the test holds after the main job ran here): the default set
+    (120 reports) gets two, the others (20-45 reports) one."""
     import re
 
     from analysis.workflow import parse_readers, set_reports
 
-    proc = snakemake(workdir, "-n", "--cores", "8", "--config", "gpu=off")
+    proc = snakemake(workdir, "-n", "--cores", "8", "--config", "gpu=off", "--forcerun", "parse_set")
     assert proc.returncode == 0, proc.stderr[-3000:]
     planned = {}  # set -> threads, from each parse_set job's block (threads shown when > 1)
     for block in proc.stdout.split("rule parse_set:")[1:]:
