@@ -306,6 +306,8 @@ def parse_readers(n_reports: int) -> int:
     A small set's job is mostly serial work (imports, the set's tables, its summary): a
     second reader would hold a core another job could use. Measured with ``snakemake
     --cores 2`` in fresh clones: 92.8-93.2 s with 4 asked for (capped at 2) by every set,
-    82.2-86.3 s with this rule (docs/benchmarks.md).
+    82.2-92.3 s with this rule (docs/benchmarks.md). A set of few reports of many
+    launches (one report per kernel, every N in it, as a GPU run writes) gets one reader
+    too: on a machine with many cores its job is then slower than it could be.
     """
     return max(1, min(MAX_READERS, n_reports // REPORTS_PER_READER))
