@@ -141,6 +141,14 @@ def _machine() -> str:
     return f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, {platform.system()} {platform.machine()}"
 
 
+def kept_sections(page: str) -> str:
+    """The hand-written part of docs/benchmarks.md that a new measurement keeps: everything
+    from its first second-level heading (``\n## ``) on; the part :func:`render` writes
+    has none. Empty when the page has no such heading."""
+    at = page.find("\n## ")
+    return page[at:] if at >= 0 else ""
+
+
 def render(res: dict, commit: str, before: str) -> str:
     """The Markdown of docs/benchmarks.md from :func:`measure`'s numbers."""
     n, dt = res["parse"]
@@ -332,8 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
     old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-    marker = "\n## Earlier measurements"
-    before = old[old.index(marker):] if marker in old else ""
+    before = kept_sections(old)
     with atomic_path(args.out) as tmp:
         tmp.write_text(render(res, commit, before), encoding="utf-8")
     print(args.out.read_text(encoding="utf-8"))

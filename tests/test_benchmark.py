@@ -83,3 +83,16 @@ def test_a_kept_run_name_stays_in_its_folder(tmp_path, monkeypatch):
 
 def test_the_committed_page_is_what_the_kept_runs_render():
     assert benchmark.render_gpu() == (REPO / "docs" / "gpu-benchmarks.md").read_text(encoding="utf-8")
+
+
+def test_a_new_cpu_measurement_keeps_the_hand_written_sections():
+    """python -m analysis.benchmark rewrites the measured tables of docs/benchmarks.md and
+    keeps every section after them: the analysis of the targets as well as the earlier
+    measurements (before, only the part from "## Earlier measurements" was kept)."""
+    page = (REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    kept = benchmark.kept_sections(page)
+    assert kept.startswith("\n## What the wall-time targets would need\n")
+    assert "\n## Earlier measurements\n" in kept and page.endswith(kept)
+    head = page[: len(page) - len(kept)]
+    assert "\n## " not in head and "| `snakemake --cores 1`, the whole main job" in head
+    assert benchmark.kept_sections(head) == ""
