@@ -196,20 +196,51 @@ SAFE_REPORT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.ncu-rep(?:\.xz)?$")
 REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")
 
 
-def committed_sets(profiles: Path, wanted: list[str] | None = None) -> list[str]:
-    """Profile sets under ``profiles/``: folders holding ``reports/*.ncu-rep[.xz]``.
+def _readable_report(p: Path) -> bool:
+    """A file :func:`set_reports` keeps: a report suffix, a safe name (:data:`SAFE_REPORT`)."""
+    return p.name.endswith(REPORT_SUFFIXES) and bool(SAFE_REPORT.match(p.name)) and p.is_file()
+
+
+def committed_sets(profiles: Path, wanted: list[str] | None = None,
+                   warn: Callable[[str], None] | None = None) -> list[str]:
+    """Profile sets under ``profiles/``: folders whose ``reports/`` hold a report
+    :func:`set_reports` reads (a file named ``*.ncu-rep[.xz]`` of a safe name). A folder
+    whose ``*.ncu-rep[.xz]`` entries are all skipped (other characters in the name, or not
+    a file) is no set: ``warn`` (default :func:`warnings.warn`) receives one message naming
+    it, so that no job runs for a set of no reports.
 
     Raises:
-        ConfigError: a set named in ``wanted`` does not exist.
+        ConfigError: a set named in ``wanted`` does not exist, or holds no readable report.
     """
-    found = sorted({p.parent.parent.name for p in profiles.glob("*/reports/*")
+    if warn is None:
+        def warn(message: str) -> None:
+            warnings.warn(message, stacklevel=3)
+    named = sorted({p.parent.parent.name for p in profiles.glob("*/reports/*")
                     if p.name.endswith(REPORT_SUFFIXES)} - {"default"})
+    found, unread = [], {}
+    for name in named:
+        entries = [p for p in (profiles / name / "reports").iterdir() if p.name.endswith(REPORT_SUFFIXES)]
+        if any(_readable_report(p) for p in entries):
+            found.append(name)
+        else:
+            unread[name] = sorted(p.name for p in entries)
+
+    def unread_text(name: str) -> str:
+        shown = unread[name]
+        return (f"{profiles / name / 'reports'} holds no report it can read: {', '.join(shown[:3])}"
+                f"{', ...' if len(shown) > 3 else ''} (a report is a file whose name starts with a letter, digit "
+                "or '_' and holds only letters, digits, '.', '_' and '-'; `snakemake --cores 1 import_set "
+                "--config source=DIR set=NAME` renames reports so)")
     if wanted:
         for w in wanted:
+            if w in unread:
+                raise ConfigError(f"config profile_sets: {unread_text(w)}")
             if w not in found:
                 raise ConfigError(f"config profile_sets: no .ncu-rep or .ncu-rep.xz file under "
                                   f"{profiles / w / 'reports'}")
         return list(wanted)
+    for name in unread:
+        warn(f"{unread_text(name)}: not a profile set")
     return found
 
 
@@ -221,8 +252,9 @@ NEAR_REPORT_NAME = re.compile(r"_n[\d-]+(?:_r\d+)?$")
 def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | None = None) -> list[Path]:
     """The report files of a set (``.ncu-rep.xz`` or plain ``.ncu-rep``, any stem), sorted.
 
-    Files whose names hold other characters than letters, digits, ``.``, ``_``, ``-`` (or
-    do not start with a letter, digit or ``_``) are skipped with a warning (``snakemake
+    Entries that are not files, and files whose names hold other characters than letters,
+    digits, ``.``, ``_``, ``-`` (or do not start with a letter, digit or ``_``), are
+    skipped with a warning (``snakemake
     import_set`` renames them); plain reports are read with a warning (no checksum guards
     them), and so are reports whose names come close to ``{kernel}_n{N...}[_r{R}]`` without
     being of that form (:data:`NEAR_REPORT_NAME`; they are read with N = NA). ``warn``
@@ -238,6 +270,9 @@ def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | Non
     out, stems = [], {}
     for p in sorted((profiles / set_name / "reports").iterdir()):
         if not p.name.endswith(REPORT_SUFFIXES):
+            continue
+        if not p.is_file():
+            warn(f"{p}: skipped: named like a report, but not a file")
             continue
         if not SAFE_REPORT.match(p.name):
             warn(f"{p}: skipped: a report file name must start with a letter, digit or '_' and hold only "

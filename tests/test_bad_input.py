@@ -393,6 +393,35 @@ def test_hostile_file_name_is_skipped_not_run(tmp_path, good):
     assert not list(tmp_path.rglob("PWNED")) and not Path("PWNED").exists()
 
 
+def test_a_folder_of_no_readable_report_is_no_set(tmp_path, good):
+    """A set folder whose only report has an unsafe name, beside an entry named like a
+    report that is a folder, is no set: one warning names it and its entries (no parse job
+    with zero reports, which had died on argparse with an empty log), and asking for it
+    in profile_sets is refused naming the folder. In a set of other reports, the folder is
+    skipped with a warning, not read (it had raised IsADirectoryError)."""
+    from analysis.errors import ConfigError
+    from analysis.workflow import committed_sets, set_reports
+
+    profiles = tmp_path / "profiles"
+    bad = profiles / "badname" / "reports"
+    bad.mkdir(parents=True)
+    shutil.copy(good, bad / "bad name.ncu-rep.xz")
+    (bad / "dir.ncu-rep.xz").mkdir()
+    ok = profiles / "ok" / "reports"
+    ok.mkdir(parents=True)
+    shutil.copy(good, ok / good.name)
+    (ok / "int8_wmma_n1024.ncu-rep.xz").mkdir()
+    msgs = []
+    assert committed_sets(profiles, warn=msgs.append) == ["ok"]
+    assert len(msgs) == 1 and str(bad) in msgs[0] and "not a profile set" in msgs[0]
+    assert "bad name.ncu-rep.xz" in msgs[0]
+    with pytest.raises(ConfigError, match="badname/reports holds no report it can read"):
+        committed_sets(profiles, ["badname"])
+    msgs = []
+    assert set_reports(profiles, "ok", warn=msgs.append) == [ok / good.name]
+    assert any("int8_wmma_n1024.ncu-rep.xz: skipped: named like a report, but not a file" in m for m in msgs)
+
+
 def test_near_miss_report_names_are_read_with_a_warning(tmp_path, good):
     """Names that look meant to give N but do not (an N with a leading zero, an N given
     twice, _r0) are read with N = NA, and the set's listing says so, naming them; the

@@ -67,7 +67,7 @@ NODE_CHECK = (f"{sys.executable} -m analysis.cluster --expect {shlex.quote(GPU_S
               + (f" --ncu {shlex.quote(TOOLS['ncu'])}" if TOOLS.get("ncu") else "") + " && "
               if GPU_PARTITION and GPU_SET else "")
 
-SETS = committed_sets(Path("profiles"), config.get("profile_sets"))
+SETS = committed_sets(Path("profiles"), config.get("profile_sets"), warn=lambda m: logger.warning(f"warning: {m}"))
 if GPU_SET and GPU_SET not in SETS:
     SETS.append(GPU_SET)
 
