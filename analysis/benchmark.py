@@ -173,8 +173,8 @@ def render(res: dict, commit: str, before: str) -> str:
     lines += ["", "`git status` after the main job in the fresh clone: "
               + ("clean." if not res["git_status"] else f"\n\n```\n{res['git_status']}\n```"), ""]
     for cores in (1, 2):
-        lines += [f"Stages of `snakemake --cores {cores}` (sum of the wall times in the rules' `benchmark:` files;",
-                  "with 2 cores jobs overlap, so the sums exceed the wall time):", "",
+        lines += [f"Stages of `snakemake --cores {cores}` (sum of the wall times in the rules' `benchmark:` files"
+                  + ("; jobs overlap, so the sums exceed the wall time):" if cores > 1 else "):"), "",
                   "| stage | jobs | seconds |", "| --- | --- | --- |"]
         lines += [f"| {stage} | {jobs} | {total:.1f} |" for stage, (jobs, total) in res[f"stages_{cores}"].items()]
         lines.append("")
