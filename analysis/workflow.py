@@ -196,11 +196,6 @@ SAFE_REPORT = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.ncu-rep(?:\.xz)?$")
 REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")
 
 
-def _readable_report(p: Path) -> bool:
-    """A file :func:`set_reports` keeps: a report suffix, a safe name (:data:`SAFE_REPORT`)."""
-    return p.name.endswith(REPORT_SUFFIXES) and bool(SAFE_REPORT.match(p.name)) and p.is_file()
-
-
 def committed_sets(profiles: Path, wanted: list[str] | None = None,
                    warn: Callable[[str], None] | None = None) -> list[str]:
     """Profile sets under ``profiles/``: folders whose ``reports/`` hold a report
@@ -210,7 +205,8 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None,
     it, so that no job runs for a set of no reports.
 
     Raises:
-        ConfigError: a set named in ``wanted`` does not exist, or holds no readable report.
+        ConfigError: a set named in ``wanted`` does not exist, or holds no readable report;
+            one report stored both plain and xz-compressed (:func:`set_reports`).
     """
     if warn is None:
         def warn(message: str) -> None:
@@ -219,11 +215,11 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None,
                     if p.name.endswith(REPORT_SUFFIXES)} - {"default"})
     found, unread = [], {}
     for name in named:
-        entries = [p for p in (profiles / name / "reports").iterdir() if p.name.endswith(REPORT_SUFFIXES)]
-        if any(_readable_report(p) for p in entries):
+        if set_reports(profiles, name, warn=lambda m: None):  # its warnings come when the set is listed
             found.append(name)
         else:
-            unread[name] = sorted(p.name for p in entries)
+            unread[name] = sorted(p.name for p in (profiles / name / "reports").iterdir()
+                                  if p.name.endswith(REPORT_SUFFIXES))
 
     def unread_text(name: str) -> str:
         shown = unread[name]
@@ -254,8 +250,7 @@ def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | Non
 
     Entries that are not files, and files whose names hold other characters than letters,
     digits, ``.``, ``_``, ``-`` (or do not start with a letter, digit or ``_``), are
-    skipped with a warning (``snakemake
-    import_set`` renames them); plain reports are read with a warning (no checksum guards
+    skipped with a warning (``snakemake import_set`` renames them); plain reports are read with a warning (no checksum guards
     them), and so are reports whose names come close to ``{kernel}_n{N...}[_r{R}]`` without
     being of that form (:data:`NEAR_REPORT_NAME`; they are read with N = NA). ``warn``
     receives each warning's text (default: :func:`warnings.warn`; the workflow passes
