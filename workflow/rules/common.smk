@@ -67,7 +67,18 @@ NODE_CHECK = (f"{sys.executable} -m analysis.cluster --expect {shlex.quote(GPU_S
               + (f" --ncu {shlex.quote(TOOLS['ncu'])}" if TOOLS.get("ncu") else "") + " && "
               if GPU_PARTITION and GPU_SET else "")
 
-SETS = committed_sets(Path("profiles"), config.get("profile_sets"), warn=lambda m: logger.warning(f"warning: {m}"))
+
+_WARNED = set()
+
+
+def _warn_once(msg):
+    """A warning to Snakemake's log, once per run (the functions calling this run more than once)."""
+    if msg not in _WARNED:
+        _WARNED.add(msg)
+        logger.warning(f"warning: {msg}")
+
+
+SETS = committed_sets(Path("profiles"), config.get("profile_sets"), warn=_warn_once)
 if GPU_SET and GPU_SET not in SETS:
     SETS.append(GPU_SET)
 
@@ -144,7 +155,7 @@ def _reports_on_disk(set_name):
     not shown)."""
     if set_name not in _ON_DISK:
         folder = Path("profiles") / set_name / "reports"
-        _ON_DISK[set_name] = (set_reports(Path("profiles"), set_name, warn=lambda m: logger.warning(f"warning: {m}"))
+        _ON_DISK[set_name] = (set_reports(Path("profiles"), set_name, warn=_warn_once)
                               if folder.is_dir() else [])
     return _ON_DISK[set_name]
 
@@ -242,16 +253,6 @@ def build_outputs():
             if kernel_target(arch, spec["archs"]):
                 out += [f"results/build/{arch}/{kernel}.sass", f"results/build/{arch}/{kernel}.resources.json"]
     return out
-
-
-_WARNED = set()
-
-
-def _warn_once(msg):
-    """A warning to Snakemake's log, once per run (the functions calling this run more than once)."""
-    if msg not in _WARNED:
-        _WARNED.add(msg)
-        logger.warning(f"warning: {msg}")
 
 
 def compare_outputs():
