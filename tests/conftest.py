@@ -118,3 +118,26 @@ def registry(repo) -> dict:
 @pytest.fixture(scope="session")
 def static(repo) -> pd.DataFrame:
     return pd.read_csv(repo / "figures" / "sass" / "static_summary.csv")
+
+
+#: Real reports made by other people (other GPUs, Nsight Compute 2020.2-2026.2), kept beside
+#: the project, with their provenance in INDEX.tsv (repository, path, commit, blob).
+FOREIGN = REPO.parent / "shared" / "foreign-reports"
+
+
+@pytest.fixture(scope="session")
+def foreign_dir() -> Path:
+    """The folder of other people's reports; the test is skipped where it is absent, and
+    fails where it is absent under ``CI=true`` (CI must run these tests)."""
+    if not (FOREIGN / "INDEX.tsv").is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{FOREIGN} is absent, and CI must run the tests of other people's reports")
+        pytest.skip(f"{FOREIGN} is absent (other people's reports)")
+    return FOREIGN
+
+
+@pytest.fixture(scope="session")
+def foreign_index(foreign_dir) -> pd.DataFrame:
+    """INDEX.tsv of the other people's reports: one row per file (file, repo, path, commit,
+    blob, bytes, gpu, ncu_version, launches, kernels, first_kernels)."""
+    return pd.read_csv(foreign_dir / "INDEX.tsv", sep="\t", dtype={"ncu_version": "string"})
