@@ -1,6 +1,7 @@
 """Rule compare_sets: diff two profile sets, flag changes beyond the noise, draw the headline."""
-from analysis.compare import (Thresholds, compare_metric_tables, headline_figure, metadata_side_by_side,
+from analysis.compare import (Thresholds, compare_metric_tables, metadata_side_by_side,
                               read_metric_table, status_counts)
+from analysis.compare_figures import headline_figure
 from analysis.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
