@@ -1,6 +1,20 @@
 """Compare two profile sets metric by metric, and flag only changes beyond the noise.
 
-Sets are aligned on (kernel, precision, N, metric), never on the kernel name alone.
+Identity: a launch of a set is its report (the file stem without ``_r{R}``: repeats of one
+profile share it), its NVTX range name (range replay), ncu's function and mangled names,
+precision, N and its occurrence among the report's launches of that kernel
+(:data:`LAUNCH_KEYS`). Launches of two reports are never pooled: only files named as
+repeats (``{kernel}_n{N}_r{R}``) are repeats.
+
+Matching two sets, launch to launch (:func:`match_launches`), in this order:
+
+1. the same report stem and the same launch identity (``same report``);
+2. else, where a kernel identity (range name, function, mangled name, precision, N) is held
+   by one report in each set, its launches in order of occurrence (``kernel and N`` where
+   N is known, ``launch order`` where it is not);
+3. what is left cannot be matched (the kernel is in several reports of a set under other
+   names): those rows are one-sided, their ``match`` column says why, never pooled.
+
 Metrics renamed between Nsight Compute versions are mapped to one name through
 ``analysis/data/metric_aliases.csv`` (each entry with its source).
 
@@ -21,10 +35,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-#: A row of a comparison: the kernel (ncu's function name and, for reports from other
-#: programs, its mangled name), precision, N, the launch's place among the report's
-#: launches of that kernel (several launches are never taken as repeats), and the metric.
-KEYS = ["kernel", "mangled", "precision", "n", "occurrence", "metric"]
+from .names import ReportName
+
+#: What identifies one launch of a set (:func:`launch_source` of its report; ``range_name``:
+#: the NVTX name of a range-replay range, NA otherwise; ncu's function and mangled names,
+#: precision, N, and the launch's place among the report's launches of that kernel). Two
+#: launches of a set share these only when they are repeats of one profile (reports named
+#: ``{kernel}_n{N}_r{R}``), never when two reports hold one kernel.
+LAUNCH_KEYS = ["source", "range_name", "kernel", "mangled", "precision", "n", "occurrence"]
+
+#: A row of a set's per-metric table: a launch (:data:`LAUNCH_KEYS`) and a metric.
+KEYS = LAUNCH_KEYS + ["metric"]
+
+#: The part of a launch's identity that must be equal for two launches of two sets to be
+#: matched by anything other than their report's name (:func:`match_launches`).
+KERNEL_KEYS = ["range_name", "kernel", "mangled", "precision", "n"]
 
 #: Units that convert into one another, as (dimension, factor to the dimension's base
 #: unit). ncu gives durations in ns in every version seen, but a table from another tool
@@ -96,17 +121,42 @@ def canonical_names(table: pd.DataFrame, alias: pd.DataFrame | None = None) -> p
     return out
 
 
+def launch_source(report: str) -> str:
+    """The report part of a launch's identity: the stem of a report named
+    ``{kernel}_n{N...}_r{R}`` without ``_r{R}`` (its repeats share it), else the stem itself
+    (``profile`` for ``profile.ncu-rep``)."""
+    name = ReportName.parse(f"{report}.ncu-rep")
+    return ReportName(name.kernel, name.sizes).stem if name else report
+
+
+def _with_identity(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the columns of :data:`LAUNCH_KEYS` it lacks (tables of older readers:
+    mangled = kernel, occurrence 0, range_name NA, source from ``report`` or the kernel)."""
+    t = table.copy()
+    if "mangled" not in t:
+        t["mangled"] = t["kernel"]
+    t["mangled"] = t["mangled"].fillna(t["kernel"])
+    if "occurrence" not in t:
+        t["occurrence"] = 0
+    if "range_name" not in t:
+        t["range_name"] = pd.Series(pd.NA, index=t.index, dtype="string")
+    if "report" in t:
+        reports = t["report"].astype("string")
+        sources = {r: launch_source(r) for r in reports.dropna().unique()}
+        t["source"] = reports.map(sources).astype("string")
+    else:
+        t["source"] = t["kernel"].astype("string")
+    return t
+
+
 def per_metric(table: pd.DataFrame) -> pd.DataFrame:
     """One row per :data:`KEYS` of a set: the median over repeats of the values there are,
     the relative spread over repeats and the noise estimate (both NaN with fewer than two
     values; see the module docstring), ``repeats`` (values with a number), ``unit``,
-    ``renamed_from``. A metric without a number in any repeat keeps its row, value NaN;
-    string-valued metrics are left out."""
-    t = table[~table["metric"].str.startswith(SESSION_PREFIXES) & table["value_str"].isna()].copy()
-    for col, default in (("mangled", None), ("occurrence", 0)):
-        if col not in t:
-            t[col] = t["kernel"] if default is None else default
-    t["mangled"] = t["mangled"].fillna(t["kernel"])
+    ``renamed_from``. Repeats are the reports of one :func:`launch_source` (files named
+    ``_r{R}``); launches of other reports stay rows of their own. A metric without a number
+    in any repeat keeps its row, value NaN; string-valued metrics are left out."""
+    t = _with_identity(table[~table["metric"].str.startswith(SESSION_PREFIXES) & table["value_str"].isna()])
     g = t.groupby(KEYS, dropna=False)
     out = g["value"].agg(value="median", vmin="min", vmax="max", repeats="count").reset_index()
     first = g[["unit", "renamed_from"]].first().reset_index()
@@ -164,27 +214,109 @@ def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
     return compare_metric_tables(metric_table(baseline), metric_table(candidate), thresholds)
 
 
-def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
-    """Diff two sets given as per-metric tables (:func:`metric_table`; the baseline ``b``,
-    the candidate ``c``).
+def _launches(t: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """(one row per launch of a per-metric table, columns :data:`LAUNCH_KEYS`; the launch
+    index of each row of ``t``)."""
+    lid = t.groupby(LAUNCH_KEYS, dropna=False, sort=False).ngroup().to_numpy()
+    first = np.unique(lid, return_index=True)[1]
+    return t.iloc[first][LAUNCH_KEYS].reset_index(drop=True), lid
+
+
+#: How two launches were matched (:func:`match_launches`), and what an unmatched one says.
+MATCHED_BY = ("same report", "kernel and N", "launch order")
+
+
+def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
+    """Match the launches of two sets one to one, by the rule of the module docstring.
+
+    Args:
+        b, c: one row per launch of the baseline and the candidate, columns
+            :data:`LAUNCH_KEYS` (row order is the launch index).
 
     Returns:
-        One row per :data:`KEYS` in either set with value_baseline, value_candidate
-        (medians over repeats, in each set's own unit), unit_baseline, unit_candidate,
-        unit_factor (what takes the candidate's unit to the baseline's; NaN where they do
-        not convert), abs_change and rel_change (candidate in the baseline's unit / baseline
-        - 1; NaN where a value is missing or the units do not convert), noise_rel,
-        threshold_rel, status (one of :data:`STATUSES`) and flagged. flagged is True for
-        ``changed``, ``unit changed``, ``no value in baseline``, ``no value in candidate``
-        and the one-sided rows of kernels and N present in both sets.
+        One row per launch of either set: ``b`` and ``c`` (the launch's row in each table,
+        Int64, NA on the side without it) and ``match``: one of :data:`MATCHED_BY`, or for a
+        launch without a partner ``only in baseline``/``only in candidate`` or ``not matched:
+        ...`` saying why (its kernel is in several reports of a set under other names).
     """
-    m = b.merge(c, on=KEYS, how="outer", suffixes=("_baseline", "_candidate"), indicator=True)
+    lb = b.assign(_b=np.arange(len(b)))
+    lc = c.assign(_c=np.arange(len(c)))
+    same = lb.merge(lc, on=LAUNCH_KEYS)[["_b", "_c"]].assign(match="same report")
+    rb = lb[~lb["_b"].isin(same["_b"])]
+    rc = lc[~lc["_c"].isin(same["_c"])]
+    nb = rb.groupby(KERNEL_KEYS, dropna=False)["source"].nunique().rename("_nb").reset_index()
+    nc = rc.groupby(KERNEL_KEYS, dropna=False)["source"].nunique().rename("_nc").reset_index()
+    counts = nb.merge(nc, on=KERNEL_KEYS, how="outer")
+    single = counts[(counts["_nb"] == 1) & (counts["_nc"] == 1)][KERNEL_KEYS]
+    order = (rb.merge(single, on=KERNEL_KEYS)
+             .merge(rc.merge(single, on=KERNEL_KEYS), on=KERNEL_KEYS + ["occurrence"]))
+    order = order[["_b", "_c", "n"]].assign(match=np.where(order["n"].notna(), "kernel and N", "launch order"))
+    pairs = pd.concat([same, order.drop(columns="n")], ignore_index=True)
+    several = counts[(counts["_nb"].fillna(0) > 1) | (counts["_nc"].fillna(0) > 1)]
+    several = several[several["_nb"].notna() & several["_nc"].notna()]
+    why = several.assign(why=[f"not matched: {k} is in {int(x)} report(s) of the baseline and {int(y)} of the "
+                              "candidate under other names (name the reports alike to match them)"
+                              for k, x, y in zip(several["kernel"], several["_nb"], several["_nc"])])
+
+    def alone(side: pd.DataFrame, col: str, label: str) -> pd.DataFrame:
+        left = side[~side[col].isin(pairs[col])]
+        left = left.merge(why[KERNEL_KEYS + ["why"]], on=KERNEL_KEYS, how="left")
+        return left[[col]].assign(match=left["why"].astype("string").fillna(label).to_numpy())
+
+    out = pd.concat([pairs, alone(lb, "_b", "only in baseline"), alone(lc, "_c", "only in candidate")],
+                    ignore_index=True)
+    return out.rename(columns={"_b": "b", "_c": "c"}).astype({"b": "Int64", "c": "Int64", "match": "string"})
+
+
+def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
+    """Diff two sets given as per-metric tables (:func:`metric_table`; the baseline ``b``,
+    the candidate ``c``), their launches matched by :func:`match_launches`.
+
+    Returns:
+        One row per matched launch pair (or unmatched launch) and metric: the identity
+        columns :data:`KEYS` (the baseline's, the candidate's where the baseline has no
+        such launch), report_baseline and report_candidate (:func:`launch_source` of each
+        side, NA on a side without the launch), match (how the launches were matched, or
+        why not), value_baseline, value_candidate (medians over repeats, in each set's own
+        unit), unit_baseline, unit_candidate, unit_factor (what takes the candidate's unit
+        to the baseline's; NaN where they do not convert), abs_change and rel_change
+        (candidate in the baseline's unit / baseline - 1; NaN where a value is missing or
+        the units do not convert), noise_rel, threshold_rel, status (one of
+        :data:`STATUSES`) and flagged. flagged is True for ``changed``, ``unit changed``,
+        ``no value in baseline``, ``no value in candidate`` and the one-sided rows of
+        kernels and N present in both sets (a metric one launch lacks, or a launch that
+        could not be matched).
+    """
+    b = _with_identity(b) if "source" not in b else b
+    c = _with_identity(c) if "source" not in c else c
+    lb, bid = _launches(b)
+    lc, cid = _launches(c)
+    pairs = match_launches(lb, lc)
+    pairs["_pair"] = np.arange(len(pairs))
+    pair_of_b = np.full(len(lb), -1)
+    pair_of_c = np.full(len(lc), -1)
+    hb, hc = pairs["b"].notna().to_numpy(), pairs["c"].notna().to_numpy()
+    pair_of_b[pairs["b"][hb].astype(int).to_numpy()] = pairs["_pair"][hb]
+    pair_of_c[pairs["c"][hc].astype(int).to_numpy()] = pairs["_pair"][hc]
+    vals = ["value", "repeats", "unit", "renamed_from", "spread_rel", "noise_rel"]
+    bb = b[["metric", *vals]].assign(_pair=pair_of_b[bid])
+    cc = c[["metric", *vals]].assign(_pair=pair_of_c[cid])
+    m = bb.merge(cc, on=["_pair", "metric"], how="outer", suffixes=("_baseline", "_candidate"), indicator=True)
+    # the launch's identity: the baseline's where it has the launch, else the candidate's
+    ident = pd.DataFrame({"_pair": pairs["_pair"], "match": pairs["match"]})
+    side_b = lb.iloc[pairs["b"].fillna(0).astype(int)].reset_index(drop=True)
+    side_c = lc.iloc[pairs["c"].fillna(0).astype(int)].reset_index(drop=True)
+    for col in LAUNCH_KEYS:
+        ident[col] = side_b[col].where(pd.Series(hb), side_c[col])
+    ident["report_baseline"] = side_b["source"].where(pd.Series(hb))
+    ident["report_candidate"] = side_c["source"].where(pd.Series(hc))
+    m = m.merge(ident, on="_pair", how="left")
     # unit_factor once per pair of units, not per row (a merge matches NA units to NA)
     units = ["unit_candidate", "unit_baseline"]
-    pairs = m[units].drop_duplicates()
-    pairs["factor"] = pd.array([unit_factor(u, v) for u, v in zip(pairs[units[0]], pairs[units[1]])],
-                               dtype="float64")
-    factor = pd.Series(m[units].merge(pairs, on=units, how="left")["factor"].to_numpy(), index=m.index)
+    upairs = m[units].drop_duplicates()
+    upairs["factor"] = pd.array([unit_factor(u, v) for u, v in zip(upairs[units[0]], upairs[units[1]])],
+                                dtype="float64")
+    factor = pd.Series(m[units].merge(upairs, on=units, how="left")["factor"].to_numpy(), index=m.index)
     m["unit_factor"] = factor.where(m["_merge"] == "both")
     m["abs_change"] = m["value_candidate"] * m["unit_factor"] - m["value_baseline"]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -197,7 +329,7 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     m["threshold_rel"] = thr.where(noise.notna(), thresholds.default_rel)
 
     kn = ["kernel", "n"]
-    shared = b[kn].drop_duplicates().merge(c[kn].drop_duplicates(), on=kn).assign(_shared=True)
+    shared = lb[kn].drop_duplicates().merge(lc[kn].drop_duplicates(), on=kn).assign(_shared=True)
     in_shared = pd.Series(m[kn].merge(shared, on=kn, how="left")["_shared"].notna().to_numpy(), index=m.index)
     both = m["_merge"] == "both"
     has_b, has_c = m["value_baseline"].notna(), m["value_candidate"].notna()
@@ -213,9 +345,10 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     m["status"] = np.select(conditions, choices, default="")
     m["flagged"] = (m["status"].isin(["changed", "unit changed", "no value in baseline", "no value in candidate"])
                     | (m["status"].str.startswith("only in") & in_shared))
-    cols = KEYS + ["value_baseline", "value_candidate", "unit_baseline", "unit_candidate", "unit_factor",
-                   "abs_change", "rel_change", "noise_rel", "threshold_rel", "repeats_baseline",
-                   "repeats_candidate", "renamed_from_baseline", "renamed_from_candidate", "status", "flagged"]
+    cols = KEYS + ["report_baseline", "report_candidate", "match", "value_baseline", "value_candidate",
+                   "unit_baseline", "unit_candidate", "unit_factor", "abs_change", "rel_change", "noise_rel",
+                   "threshold_rel", "repeats_baseline", "repeats_candidate", "renamed_from_baseline",
+                   "renamed_from_candidate", "status", "flagged"]
     return m[cols].sort_values(KEYS).reset_index(drop=True)
 
 

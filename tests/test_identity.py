@@ -1,0 +1,112 @@
+"""Launch identity in comparisons of other people's reports: launches of different reports
+are never pooled as repeats, sets are matched launch to launch by report name, else by
+launch order within one kernel identity, and what cannot be matched is said so (real
+reports of ../shared/foreign-reports, provenance in its INDEX.tsv)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from analysis.compare import compare_sets, match_launches, metric_table
+from analysis.importing import import_stem
+from analysis.parse import parse_reports
+from analysis.tables import set_table
+
+#: AveryClapp/ESMM-Research: one SGEMM program profiled at several commits (ncu 2023.1.1,
+#: A10G); each report holds the kernels basic, gmem_coalesce, smem_blocking, ...
+ESMM = ["AveryClapp__ESMM-Research__profile__26b457aa", "AveryClapp__ESMM-Research__profile__398b9bdd",
+        "AveryClapp__ESMM-Research__profile__fcf10798", "AveryClapp__ESMM-Research__profile__feb2d349"]
+DURATION = "gpu__time_duration.sum"
+
+
+def _set(foreign_dir, tmp_path, stems, name, rename=None):
+    """A set table of foreign reports, each copied under ``rename[i]`` (default: its own
+    stem, as an import names it)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    paths = []
+    for i, stem in enumerate(stems):
+        dst = folder / f"{rename[i] if rename else import_stem(stem + '.ncu-rep')}.ncu-rep.xz"
+        shutil.copy(foreign_dir / f"{stem}.ncu-rep.xz", dst)
+        paths.append(dst)
+    got = parse_reports(paths, workers=1)
+    got.raise_errors(name)
+    return set_table(got.metrics, name, {})
+
+
+@pytest.fixture(scope="module")
+def esmm(foreign_dir, tmp_path_factory):
+    return _set(foreign_dir, tmp_path_factory.mktemp("esmm"), ESMM, "esmm")
+
+
+def test_launches_of_different_reports_are_never_pooled(esmm):
+    """Kind 1: launch 0 of `basic` in four reports became one kernel measured four times
+    (a median no launch has, their spread taken as noise). Each launch keeps its row."""
+    pm = metric_table(esmm)
+    basic = pm[(pm["kernel"] == "basic") & (pm["metric"] == DURATION)]
+    assert len(basic) == basic["source"].nunique() == 4
+    assert (basic["repeats"] == 1).all() and basic["noise_rel"].isna().all()
+    raw = esmm[(esmm["kernel"] == "basic") & (esmm["metric"] == DURATION)]
+    assert sorted(basic["value"]) == sorted(raw["value"])  # each launch's own value, no median
+
+
+def test_a_set_compared_with_itself_matches_every_launch_by_report(esmm):
+    d = compare_sets(esmm, esmm)
+    assert (d["match"] == "same report").all()
+    assert (d["report_baseline"] == d["report_candidate"]).all()
+    dur = d[d["metric"] == DURATION]
+    assert len(dur) == esmm.drop_duplicates(["report", "launch"]).shape[0]
+    assert set(dur["status"]) == {"unchanged"}
+
+
+def test_one_report_each_is_matched_by_launch_order_and_its_change_is_flagged(foreign_dir, tmp_path):
+    """Two commits of the program, one report each under other names: the launches of each
+    kernel are matched in order; a real change is judged against the stated threshold,
+    not against a spread made of other reports' launches."""
+    b = _set(foreign_dir, tmp_path, [ESMM[0]], "b")
+    c = _set(foreign_dir, tmp_path, [ESMM[3]], "c")
+    d = compare_sets(b, c)
+    shared = set(b["kernel"]) & set(c["kernel"])
+    dur = d[(d["metric"] == DURATION) & d["kernel"].isin(shared)]
+    assert len(dur) and (dur["match"] == "launch order").all()
+    assert dur["threshold_rel"].eq(0.05).all()  # no repeats: the stated default, no pooled noise
+    for _, row in dur.iterrows():
+        vb = b[(b["kernel"] == row["kernel"]) & (b["occurrence"] == row["occurrence"]) & (b["metric"] == DURATION)]
+        vc = c[(c["kernel"] == row["kernel"]) & (c["occurrence"] == row["occurrence"]) & (c["metric"] == DURATION)]
+        assert row["value_baseline"] == vb["value"].iloc[0] and row["value_candidate"] == vc["value"].iloc[0]
+        assert row["flagged"] == (abs(row["rel_change"]) > 0.05)
+
+
+def test_a_kernel_in_several_reports_under_other_names_is_not_matched(foreign_dir, tmp_path):
+    """Two reports per set, named differently in each: launch order cannot tell which
+    report matches which, so the launches are one-sided and say why, never pooled."""
+    b = _set(foreign_dir, tmp_path, ESMM[:2], "b")
+    c = _set(foreign_dir, tmp_path, ESMM[2:], "c")
+    d = compare_sets(b, c)
+    basic = d[(d["kernel"] == "basic") & (d["metric"] == DURATION)]
+    assert len(basic) == 4 and basic["status"].str.startswith("only in").all() and basic["flagged"].all()
+    assert basic["match"].str.startswith("not matched: basic is in 2 report(s) of the baseline and 2").all()
+
+
+def test_reports_named_alike_are_matched_by_name_whatever_their_order(foreign_dir, tmp_path):
+    """The same two reports in each set, listed in the other order: matched by stem."""
+    b = _set(foreign_dir, tmp_path, ESMM[:2], "b", rename=["run_a", "run_b"])
+    c = _set(foreign_dir, tmp_path, ESMM[1::-1], "c", rename=["run_b", "run_a"])
+    d = compare_sets(b, c)
+    dur = d[d["metric"] == DURATION]
+    assert (dur["match"] == "same report").all() and (dur["status"] == "unchanged").all()
+
+
+def test_match_launches_pairs_one_to_one(esmm):
+    pm = metric_table(esmm)
+    launches = pm.drop_duplicates(["source", "kernel", "mangled", "n", "occurrence"])[
+        ["source", "range_name", "kernel", "mangled", "precision", "n", "occurrence"]].reset_index(drop=True)
+    half = launches[launches["source"] == launches["source"].iloc[0]].reset_index(drop=True)
+    pairs = match_launches(half, launches)
+    matched = pairs.dropna(subset=["b", "c"])
+    assert len(matched) == len(half) and matched["c"].is_unique and matched["b"].is_unique
+    assert (pairs["b"].isna() == (pairs["match"] == "only in candidate")).all()
+    assert pd.api.types.is_string_dtype(pairs["match"])
