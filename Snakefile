@@ -23,5 +23,5 @@ report: "workflow/report/workflow.rst"
 
 rule all:
     input:
-        final_outputs(),
+        final_outputs,
     default_target: True

@@ -113,6 +113,41 @@ def import_report(src: str | Path, dst: str | Path) -> None:
                 shutil.copyfileobj(fin, fout, 1 << 20)
 
 
+#: Columns of a set's import record (``profiles/{set}/imported.csv``).
+IMPORT_RECORD_COLUMNS = ["stem", "original_name", "source", "sha256"]
+
+
+def write_import_record(plan: dict[str, str | Path], out: str | Path) -> None:
+    """Write the import record of a set, atomically: one row per imported report, columns
+    :data:`IMPORT_RECORD_COLUMNS` (the stem in the set, the file's original name, its path
+    when imported and the SHA-256 of its bytes as imported). Rows of earlier imports into
+    the same set are kept, those of a stem imported again replaced.
+
+    Raises:
+        OSError: a source file cannot be read.
+    """
+    import hashlib
+
+    import pandas as pd
+
+    from .io import write_csv
+
+    rows = []
+    for stem, src in sorted(plan.items()):
+        src = Path(src)
+        h = hashlib.sha256()
+        with open(src, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        rows.append((stem, src.name, str(src), h.hexdigest()))
+    new = pd.DataFrame(rows, columns=IMPORT_RECORD_COLUMNS)
+    out = Path(out)
+    if out.exists():
+        old = pd.read_csv(out, dtype=str, keep_default_na=False)
+        new = pd.concat([old[~old["stem"].isin(new["stem"])], new], ignore_index=True).sort_values("stem")
+    write_csv(new[IMPORT_RECORD_COLUMNS], out)
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m analysis.importing SRC DST``: one report into a set (rule import_report)."""
     from .errors import AnalysisError

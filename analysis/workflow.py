@@ -299,27 +299,77 @@ def report_kernel(path: str | Path) -> str:
     return name.kernel if name else report_stem(path)
 
 
-def shared_pairs(kernels_by_set: dict[str, set[str]]) -> list[tuple[str, str]]:
-    """Every (baseline, candidate) pair of sets, in name order, that share a kernel."""
-    names = sorted(kernels_by_set)
-    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if kernels_by_set[a] & kernels_by_set[b]]
+@dataclass(frozen=True)
+class SetIdentity:
+    """What the automatic comparisons know of a profile set before comparing it.
+
+    Attributes:
+        kernels: ncu's function names of the set's launches (for a report named
+            ``{kernel}_n{N}``, its kernel: the reader checks that every launch is of it).
+        ncu_version: the set's Nsight Compute version (e.g. ``2025.3.1.0``), None if unknown.
+        driver: the set's driver version (e.g. ``580.159.04``), None if unknown.
+    """
+
+    kernels: frozenset[str]
+    ncu_version: str | None = None
+    driver: str | None = None
 
 
-def unpaired_sets(kernels_by_set: dict[str, set[str]]) -> list[str]:
+def version_key(version: str | None) -> tuple:
+    """A version string as a sortable key: its leading dotted numbers (``2025.3.1.0`` ->
+    (0, 2025, 3, 1, 0)); an unknown or unreadable version sorts after every known one."""
+    m = re.match(r"\d+(?:\.\d+)*", str(version or ""))
+    return (0, *(int(v) for v in m.group(0).split("."))) if m else (1,)
+
+
+def comparison_pairs(sets: dict[str, SetIdentity], baseline: str | None) -> list[tuple[str, str]]:
+    """The automatic comparisons of profile sets, as (baseline, candidate) pairs in
+    candidate name order; never every pair (their number grows with the square of the sets).
+
+    Rule: every set that shares a kernel (:attr:`SetIdentity.kernels`) with the configured
+    ``baseline`` set is compared against it. A set that shares none with it is compared
+    against the oldest set among those it shares kernels with (itself included): the
+    lowest Nsight Compute version, then driver version (:func:`version_key`; unknown
+    versions last), then name. The oldest set of such a group is the others' baseline and
+    no candidate itself. A set sharing no kernel with any other is in no pair
+    (:func:`unpaired_sets` names it).
+
+    Args:
+        sets: set name -> what is known of it.
+        baseline: the configured baseline set (config ``compare_baseline``), or None; a name
+            not in ``sets`` counts as None.
+    """
+    base = baseline if baseline in sets else None
+    pairs = []
+    for name in sorted(sets):
+        if name == base:
+            continue
+        kernels = sets[name].kernels
+        if base is not None and kernels & sets[base].kernels:
+            pairs.append((base, name))
+            continue
+        peers = [s for s in sets if s == name or (s != base and kernels & sets[s].kernels)]
+        oldest = min(peers, key=lambda s: (version_key(sets[s].ncu_version), version_key(sets[s].driver), s))
+        if oldest != name:
+            pairs.append((oldest, name))
+    return pairs
+
+
+def unpaired_sets(sets: dict[str, SetIdentity]) -> list[str]:
     """One warning per set, in name order, that shares no kernel with any other set, so
-    that :func:`shared_pairs` leaves it out of the automatic comparisons (with one set
-    only, none). A report named close to ``{kernel}_n{N}`` but not of that form counts
-    under its whole file stem (:func:`report_kernel`), so a set of only such reports lands
-    here too."""
-    if len(kernels_by_set) < 2:
+    that :func:`comparison_pairs` leaves it out of the automatic comparisons (with one set
+    only, none), naming what its reports hold."""
+    if len(sets) < 2:
         return []
-    paired = {x for pair in shared_pairs(kernels_by_set) for x in pair}
     out = []
-    for name in sorted(set(kernels_by_set) - paired):
-        kernels = sorted(kernels_by_set[name])
-        shown = ", ".join(kernels[:5]) + (f" and {len(kernels) - 5} more" if len(kernels) > 5 else "")
-        out.append(f"profile set {name} shares no kernel with another set (its reports give: {shown or 'none'}), "
-                   "so no comparison includes it; name its reports {kernel}_n{N}.ncu-rep.xz, or compare it with "
+    for name in sorted(sets):
+        kernels = sets[name].kernels
+        if any(kernels & sets[s].kernels for s in sets if s != name):
+            continue
+        shown = sorted(kernels)
+        listed = ", ".join(shown[:5]) + (f" and {len(shown) - 5} more" if len(shown) > 5 else "")
+        out.append(f"profile set {name} shares no kernel with another set (its launches are of: {listed or 'none'}), "
+                   "so no automatic comparison includes it; compare it with "
                    f"--config baseline={name} candidate=OTHER_SET")
     return out
 

@@ -221,3 +221,44 @@ def test_skipped_and_plain_reports_are_announced_by_snakemake(tmp_path):
     assert proc.returncode == 0, out[-3000:]
     assert "has space.ncu-rep.xz: skipped: a report file name must start with" in out
     assert "1 plain .ncu-rep file(s) read as they are (add_n1024.ncu-rep)" in out
+
+
+def _import(root: Path, source: Path, set_name: str) -> None:
+    proc = snakemake(root, "import_set", "--config", "gpu=off", f"source={source}", f"set={set_name}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+@pytest.mark.workflow
+def test_imported_sets_are_paired_by_the_kernels_they_share(tmp_path, foreign_dir):
+    """Kind 3 (cross-version comparisons): sets were paired by report file name, so two sets
+    of `profile.ncu-rep` holding other programs were compared, and two sets sharing
+    AveryClapp's blocktiling kernels under other file names were not. A report named
+    `scale<float> run 1.ncu-rep` (a template kernel's name) is imported under a safe stem,
+    its name kept in the import record (Snakemake read `<float>` as a path variable)."""
+    root = tmp_path / "wf"
+    root.mkdir()
+    for item in ("Snakefile", "config", "workflow", "kernels"):
+        src = REPO / item
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    sources = {  # set -> (file name in the source folder, foreign report)
+        "tiling_a": ("profile.ncu-rep.xz", "AveryClapp__ESMM-Research__profile__71fb9e58"),
+        "tiling_b": ("profile_output.ncu-rep.xz", "AveryClapp__ESMM-Research__profile_output__32646786"),
+        "render": ("profile.ncu-rep.xz", "Abhishek7204__raytracingCuda__profile__ca437891"),
+        "adds": ("scale<float> run 1.ncu-rep.xz", "trevorgloe__GPUAcceleratedNetworkSim__profile__131b6e30"),
+    }
+    for set_name, (name, stem) in sources.items():
+        folder = tmp_path / "src" / set_name
+        folder.mkdir(parents=True)
+        shutil.copy(foreign_dir / f"{stem}.ncu-rep.xz", folder / name)
+        _import(root, folder, set_name)
+    record = pd.read_csv(root / "profiles" / "adds" / "imported.csv")
+    assert list(record["stem"]) == ["scale_float__run_1"] and list(record["original_name"]) == [
+        "scale<float> run 1.ncu-rep.xz"]
+    proc = snakemake(root, "-n", "compare", "--config", "gpu=off")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout + proc.stderr
+    planned = {line.strip() for line in out.splitlines() if "__vs__" in line and "changes.csv" in line}
+    assert any("tiling_a__vs__tiling_b" in line for line in planned), out[-3000:]
+    assert not any("render" in line for line in planned) and not any("adds" in line for line in planned)
+    for lonely in ("render", "adds"):
+        assert out.count(f"profile set {lonely} shares no kernel with another set") == 1

@@ -14,7 +14,7 @@ from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, kernel_target, local_gpu,
-                               parse_readers, report_kernel, set_reports, shared_pairs, skipped_for_arch,
+                               parse_readers, SetIdentity, comparison_pairs, set_reports, skipped_for_arch,
                                tiling_from_config, unpaired_sets)
 
 
@@ -255,27 +255,58 @@ def build_outputs():
     return out
 
 
-def compare_outputs():
-    """Comparison outputs: config baseline/candidate when given, else every pair of sets
-    that share a kernel."""
+def set_identity(set_name):
+    """What the automatic comparisons know of a set (analysis.workflow.SetIdentity): for a
+    set of reports named {kernel}_n{N} (the reader checks that every launch is of that
+    kernel), its kernels from the names and its versions from metadata.json; for any other
+    set (imported reports), the function names and versions of its parsed table, which makes
+    the set's parse job a checkpoint of the comparisons."""
+    reports = reports_of(set_name)
+    names = [ReportName.parse(p) for p in reports]
+    if reports and all(names):
+        from analysis.setfiles import read_metadata
+
+        meta = metadata_of(set_name)
+        meta = read_metadata(meta[0]) if meta and Path(meta[0]).exists() else {}
+        return SetIdentity(frozenset(n.kernel for n in names), meta.get("ncu_version"), meta.get("driver"))
+    import pandas as pd
+
+    table = checkpoints.parse_set.get(set=set_name).output.metrics
+    cols = pd.read_parquet(table, columns=["kernel", "ncu_version", "driver"]).drop_duplicates()
+
+    def one(col):
+        vals = sorted(cols[col].dropna().unique())
+        return vals[0] if len(vals) == 1 else None
+
+    return SetIdentity(frozenset(cols["kernel"].dropna()), one("ncu_version"), one("driver"))
+
+
+def compare_outputs(wildcards=None):
+    """Comparison outputs: the pair config baseline/candidate names, if any, plus the
+    automatic pairs (analysis.workflow.comparison_pairs: each set against config
+    compare_baseline, or against the oldest set it shares kernels with), unless only the
+    named pair is asked for (target compare with baseline/candidate given)."""
     base, cand = config.get("baseline"), config.get("candidate")
     if bool(base) != bool(cand):
         raise ConfigError("config: give both baseline and candidate, or neither")
+    pairs = []
     if base:
         for s in (base, cand):
             if s not in SETS:
                 raise ConfigError(f"config: profile set {s!r} not found (sets: {', '.join(SETS) or 'none'})")
-        pairs = [(base, cand)]
-    else:
-        kernels_by_set = {s: {report_kernel(p) for p in reports_of(s)} for s in SETS}
-        pairs = shared_pairs(kernels_by_set)
-        for msg in unpaired_sets(kernels_by_set):
+        pairs.append((base, cand))
+    if not base or wildcards is None:
+        sets = {s: set_identity(s) for s in SETS}
+        pairs += [p for p in comparison_pairs(sets, config.get("compare_baseline")) if p not in pairs]
+        for msg in unpaired_sets(sets):
             _warn_once(msg)
     return [f"figures/compare/{a}__vs__{b}/{f}" for a, b in pairs
             for f in ("changes.csv", "metadata.csv", "statuses.csv", "headline.png", "headline.pdf")]
 
 
-def final_outputs():
+def final_outputs(wildcards=None):
+    """Every output of the default target (an input function: the automatic comparisons
+    may wait for checkpoint parse_set of an imported set)."""
     out = build_outputs()
     if out:
         out += ["figures/sass/static_summary.csv", "figures/sass/static_mix.png", "figures/sass/static_mix.pdf"]
@@ -289,4 +320,4 @@ def final_outputs():
         out.append(f"profiles/{GPU_SET}/references.csv")
     elif GPU_PARTITION:
         out.append(f"results/gpu/nodes/{GPU_PARTITION}.json")
-    return out + compare_outputs() + ["figures/quant/quantization_error.csv"]
+    return out + compare_outputs(None) + ["figures/quant/quantization_error.csv"]

@@ -1,6 +1,6 @@
 # Compare profile sets: `snakemake --cores 1 compare --config baseline=SET candidate=SET`.
-# With no sets named, every pair of sets that share a kernel is compared (also part of
-# the default target).
+# With no sets named, each set against config compare_baseline, or against the oldest set it
+# shares kernels with (analysis.workflow.comparison_pairs; also part of the default target).
 
 
 rule compare_sets:
@@ -30,4 +30,4 @@ rule compare_sets:
 
 rule compare:
     input:
-        compare_outputs(),
+        compare_outputs,

@@ -3,9 +3,11 @@
 
 if IMPORT:
 
+    # The source file is a parameter, not an input: Snakemake reads <name> in an input path
+    # as a path variable, and file names such as "scale<float> run 1.ncu-rep" are common.
     rule import_report:
-        input:
-            report=lambda w: str(IMPORT[w.stem]),
+        params:
+            source=lambda w: str(IMPORT[w.stem]),
         output:
             report=f"profiles/{IMPORT_SET}/reports/{{stem}}.ncu-rep.xz",
         wildcard_constraints:
@@ -15,10 +17,28 @@ if IMPORT:
         benchmark:
             f"benchmarks/import_report/{IMPORT_SET}/{{stem}}.tsv"
         shell:
-            "{PYTHON} -m analysis.importing {input.report:q} {output.report:q} > {log:q} 2>&1"
+            "{PYTHON} -m analysis.importing {params.source:q} {output.report:q} > {log:q} 2>&1"
+
+    # Which file each imported report came from (its original name, path and SHA-256).
+    rule import_record:
+        input:
+            reports=[f"profiles/{IMPORT_SET}/reports/{stem}.ncu-rep.xz" for stem in IMPORT],
+        output:
+            record=f"profiles/{IMPORT_SET}/imported.csv",
+        params:
+            plan={stem: str(path) for stem, path in IMPORT.items()},
+        log:
+            f"logs/import_record/{IMPORT_SET}.log",
+        benchmark:
+            f"benchmarks/import_record/{IMPORT_SET}.tsv"
+        run:
+            from analysis.importing import write_import_record
+
+            write_import_record(params.plan, output.record)
 
     rule import_set:
         input:
             reports=[f"profiles/{IMPORT_SET}/reports/{stem}.ncu-rep.xz" for stem in IMPORT],
+            record=f"profiles/{IMPORT_SET}/imported.csv",
             summary=f"results/tables/{IMPORT_SET}/summary.csv",
             figures=expand("figures/{set}/{figure}.{ext}", set=IMPORT_SET, figure=FIGURE_NAMES, ext=["png", "pdf"]),
