@@ -307,6 +307,12 @@ def _write_summary(table: pd.DataFrame, inst: pd.DataFrame, times: pd.DataFrame 
     result = validate_summary(summary(table, inst, times), out)
     for msg in check_timings(result, timings) if timings is not None else []:
         warn(msg)
+    flagged = result[result["flags"].fillna("") != ""]
+    for _, row in flagged.head(10).iterrows():
+        warn(f"{row['report']} launch {row['launch']} ({row['kernel']}): {row['flags']}: kept as the report "
+             f"gives it, and flagged in {out}")
+    if len(flagged) > 10:
+        warn(f"{len(flagged) - 10} more launches with values outside their nominal range: see the flags column of {out}")
     write_csv(result, out)
 
 

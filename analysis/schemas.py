@@ -66,12 +66,13 @@ SUMMARY = pa.DataFrameSchema(
         "n": pa.Column("Int64", pa.Check.gt(0), nullable=True),
         "report": pa.Column(str),
         "launch": pa.Column(int, pa.Check.ge(0)),
-        "throughput": pa.Column(float, pa.Check.gt(0), nullable=True),
+        # values outside a nominal range are kept and named in flags (analysis.tables.range_flags)
+        "throughput": pa.Column(float, nullable=True),
         "throughput_unit": pa.Column(str, pa.Check.isin(["TFLOP/s", "TOP/s"]), nullable=True),
         "throughput_source": pa.Column(str),
-        "gpu__time_duration.sum": pa.Column(float, pa.Check.gt(0), nullable=True),
-        "sm__warps_active.avg.pct_of_peak_sustained_active": pa.Column(float, pa.Check.in_range(0, 100),
-                                                                        nullable=True),
+        "gpu__time_duration.sum": pa.Column(float, nullable=True),
+        "sm__warps_active.avg.pct_of_peak_sustained_active": pa.Column(float, nullable=True),
+        "flags": pa.Column(str, nullable=True, required=False),
     },
     unique=["set", "report", "launch"],
     strict=False,
@@ -100,13 +101,34 @@ REFERENCES = pa.DataFrameSchema(
 )
 
 
+#: The next step after a schema error of a table the workflow made from reports.
+_SCHEMA_FIX = ("the table is made from the reports named above: re-read them (delete results/tidy/ and run the "
+               "workflow again), or remove a report that is not an Nsight Compute report of kernel launches "
+               "from its set")
+
+
 def _validate(schema: pa.DataFrameSchema, df: pd.DataFrame, what: str) -> pd.DataFrame:
+    """``schema.validate`` of ``df``; a failure names ``what``, the failing checks and, for
+    each failing row, its report and launch where the table has them, then what to do."""
     try:
         return schema.validate(df, lazy=True)
     except (_PanderaSchemaError, _PanderaSchemaErrors) as exc:
         detail = getattr(exc, "failure_cases", None)
-        cause = (detail.head(5).to_string(index=False) if isinstance(detail, pd.DataFrame) else str(exc))
-        raise SchemaError(f"{what}: table does not match its declared schema:\n{cause}") from None
+        if not isinstance(detail, pd.DataFrame):
+            raise SchemaError(f"{what}: table does not match its declared schema:\n{exc}") from None
+        shown = detail.head(5).copy()
+        where = []
+        if {"report", "launch"} <= set(df.columns) and "index" in shown:
+            for i in shown["index"]:
+                if i is not None and not pd.isna(i) and i in df.index:
+                    row = df.loc[i]
+                    where.append(f"report {row['report']}, launch {row['launch']}")
+                else:
+                    where.append("")
+            shown["where"] = where
+        cols = [c for c in ("column", "check", "failure_case", "where") if c in shown]
+        cause = shown[cols].to_string(index=False)
+        raise SchemaError(f"{what}: table does not match its declared schema:\n{cause}\n({_SCHEMA_FIX})") from None
 
 
 def validate_tidy(df: pd.DataFrame, what: object = "tidy table") -> pd.DataFrame:

@@ -72,6 +72,40 @@ DERIVED = {
 }
 
 
+#: Nominal ranges of summary values: a value outside is kept, and named in the row's
+#: ``flags`` (:func:`range_flags`), never refused. A percentage of peak can exceed 100 in
+#: a real report (ncu 2023.2 gave an achieved occupancy of 104.7 % on one foreign report);
+#: a duration, a rate or a count is never negative.
+NOMINAL_RANGES = {
+    "gpu__time_duration.sum": (0.0, None),
+    "throughput": (0.0, None),
+    "sm__warps_active.avg.pct_of_peak_sustained_active": (0.0, 100.0),
+    "dram__cycles_active.avg.pct_of_peak_sustained_elapsed": (0.0, 100.0),
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed": (0.0, 100.0),
+    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active": (0.0, 100.0),
+}
+
+
+def range_flags(wide: pd.DataFrame) -> pd.Series:
+    """Per row of a summary, the values outside :data:`NOMINAL_RANGES`, as
+    ``"metric = value outside [lo, hi]"`` joined by ``"; "`` (empty string where none).
+    A zero duration or rate is flagged too (nothing runs in 0 ns)."""
+    parts = pd.Series([[] for _ in range(len(wide))], index=wide.index)
+    for metric, (lo, hi) in NOMINAL_RANGES.items():
+        if metric not in wide:
+            continue
+        v = pd.to_numeric(wide[metric], errors="coerce").astype("float64")
+        low = v < lo if lo is not None else pd.Series(False, index=wide.index)
+        if lo == 0.0 and metric in ("gpu__time_duration.sum", "throughput"):
+            low = v <= lo
+        high = v > hi if hi is not None else pd.Series(False, index=wide.index)
+        bad = (low | high).fillna(False)
+        shown = f"[{lo:g}, {'' if hi is None else f'{hi:g}'}]".replace(", ]", ", inf)")
+        for i in wide.index[bad.to_numpy()]:
+            parts[i].append(f"{metric} = {v[i]:.6g} outside {shown}")
+    return parts.map("; ".join)
+
+
 def _metric_str(df: pd.DataFrame, metric: str) -> str | None:
     hit = df.loc[df["metric"] == metric, "value_str"].dropna()
     return str(hit.iloc[0]) if len(hit) else None
@@ -154,7 +188,8 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
         launch's identity (mangled and demangled name, occurrence, profiling_failed),
         the columns of :data:`SUMMARY_METRICS` (NaN where a report lacks one) and
         :data:`DERIVED`; throughput and its unit are NA where N or the precision is
-        unknown.
+        unknown; ``flags`` names the values outside :data:`NOMINAL_RANGES` (kept as they
+        are; :func:`range_flags`), empty where none.
 
     Raises:
         AnalysisError: two reports of the set give the same launch (kernel, N and
@@ -215,6 +250,7 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
                                          "ncu gpu__time_duration.sum (under profiler)")
     wide["throughput_source"] = wide["throughput_source"].where(wide["throughput"].notna(),
                                                                 "none (N, precision or duration unknown)")
+    wide["flags"] = range_flags(wide)
     return wide.sort_values(["precision", "kernel", "n", "report", "launch"]).reset_index(drop=True)
 
 
