@@ -86,12 +86,15 @@ NOMINAL_RANGES = {
 }
 
 
-def range_flags(wide: pd.DataFrame) -> pd.Series:
-    """Per row of a summary, the values outside :data:`NOMINAL_RANGES`, as
-    ``"metric = value outside [lo, hi]"`` joined by ``"; "`` (empty string where none).
-    A zero duration or rate is flagged too (nothing runs in 0 ns)."""
+def range_flags(wide: pd.DataFrame, ranges: dict[str, tuple[float | None, float | None]] | None = None
+                ) -> pd.Series:
+    """Per row of a wide table (one row per launch, one column per metric), the values
+    outside ``ranges`` (metric -> (lowest, highest), None for no bound; default
+    :data:`NOMINAL_RANGES`), as ``"metric = value outside [lo, hi]"`` joined by ``"; "``
+    (empty string where none). A zero duration or rate is flagged too (nothing runs in
+    0 ns). Missing columns and NaN values are not flagged."""
     parts = pd.Series([[] for _ in range(len(wide))], index=wide.index)
-    for metric, (lo, hi) in NOMINAL_RANGES.items():
+    for metric, (lo, hi) in (NOMINAL_RANGES if ranges is None else ranges).items():
         if metric not in wide:
             continue
         v = pd.to_numeric(wide[metric], errors="coerce").astype("float64")

@@ -22,7 +22,6 @@ from analysis.compare import (
 )
 from analysis.errors import AnalysisError
 from analysis.names import ReportName
-from analysis.workflow import shared_pairs
 
 from .conftest import REPO
 
@@ -152,32 +151,60 @@ def test_metadata_side_by_side():
     assert (t.loc["nvcc_version", A], t.loc["nvcc_version", B]) == ("13.0.88", "13.5.37")
 
 
-def test_shared_pairs():
-    assert shared_pairs({"x": {"k1"}, "y": {"k1", "k2"}, "z": {"k3"}}) == [("x", "y")]
-
-
-def test_a_set_of_near_miss_names_is_named_as_left_out(tmp_path, repo, small_report):
-    """A set whose only report has a name close to {kernel}_n{N} (N with a leading zero)
-    shares no kernel with the committed sets, so no comparison includes it: a warning says
-    so, naming the set, what its report gives and how to compare it; the committed sets,
-    which all share a kernel with another, get none."""
-    import shutil
-
-    from analysis.workflow import report_kernel, set_reports, unpaired_sets
+def _committed_identities(repo) -> dict:
+    from analysis.workflow import SetIdentity, report_kernel, set_reports
 
     profiles = repo / "profiles"
-    by_set = {d.name: {report_kernel(p) for p in set_reports(profiles, d.name, warn=lambda m: None)}
-              for d in sorted(profiles.iterdir()) if (d / "reports").is_dir()}
-    assert len(by_set) >= 2 and unpaired_sets(by_set) == []
-    odd = tmp_path / "odd_set" / "reports"
-    odd.mkdir(parents=True)
-    name = ReportName.parse(small_report)
-    shutil.copy(small_report, odd / f"{name.kernel}_n0{name.sizes[0]}.ncu-rep.xz")
-    by_set["odd_set"] = {report_kernel(p) for p in set_reports(tmp_path, "odd_set", warn=lambda m: None)}
-    msgs = unpaired_sets(by_set)
-    assert len(msgs) == 1
-    assert "odd_set" in msgs[0] and f"{name.kernel}_n0{name.sizes[0]}" in msgs[0] and "baseline=odd_set" in msgs[0]
-    assert "odd_set" not in {x for pair in shared_pairs(by_set) for x in pair}
+    out = {}
+    for d in sorted(profiles.iterdir()):
+        if not (d / "reports").is_dir():
+            continue
+        meta = json.loads((d / "metadata.json").read_text()) if (d / "metadata.json").exists() else {}
+        kernels = frozenset(report_kernel(p) for p in set_reports(profiles, d.name, warn=lambda m: None))
+        out[d.name] = SetIdentity(kernels, meta.get("ncu_version"), meta.get("driver"))
+    return out
+
+
+def test_each_committed_set_is_compared_with_the_configured_baseline_only(repo):
+    """Kind 3: every pair of sets sharing a kernel was compared (18 of 7 sets, growing with
+    the square); now each set against config compare_baseline."""
+    import yaml
+
+    from analysis.workflow import comparison_pairs
+
+    sets = _committed_identities(repo)
+    base = yaml.safe_load((repo / "config" / "config.yaml").read_text())["compare_baseline"]
+    pairs = comparison_pairs(sets, base)
+    sharing = [s for s in sorted(sets) if s != base and sets[s].kernels & sets[base].kernels]
+    assert pairs == [(base, s) for s in sharing] and len(sharing) >= 5
+    others = [s for s in sets if s != base and s not in sharing]
+    assert all(b != base for b, _ in [p for p in pairs if p[1] in others])
+
+
+def test_sets_without_the_baseline_are_compared_against_the_oldest_version(foreign_index, repo):
+    """The `add` kernel in trevorgloe's RTX 4070 Ti SUPER report (ncu 2024.3.1) and in the
+    project's H200 report (ncu 2025.3.1): the older one is the baseline."""
+    from analysis.workflow import SetIdentity, comparison_pairs
+
+    row = foreign_index[foreign_index["first_kernels"] == "add"].iloc[0]
+    h200 = json.loads((repo / "profiles" / "h200_580.159.04_ncu2025.3.1" / "metadata.json").read_text())
+    sets = {"h200_add": SetIdentity(frozenset({"add"}), h200["ncu_version"], h200["driver"]),
+            "rtx4070_add": SetIdentity(frozenset({"add"}), row["ncu_version"], None),
+            "render": SetIdentity(frozenset({"render"}), "2026.2.1.0", None)}
+    assert comparison_pairs(sets, "h200_580.159.04_ncu2025.3.1") == [("rtx4070_add", "h200_add")]
+    assert comparison_pairs(sets, "h200_add") == [("h200_add", "rtx4070_add")]
+
+
+def test_a_set_sharing_no_kernel_is_named_once_with_what_it_holds(repo, foreign_index):
+    from analysis.workflow import SetIdentity, comparison_pairs, unpaired_sets
+
+    sets = _committed_identities(repo)
+    assert unpaired_sets(sets) == []
+    row = foreign_index[foreign_index["first_kernels"] == "render"].iloc[0]
+    sets["render"] = SetIdentity(frozenset({"render"}), row["ncu_version"], None)
+    msgs = unpaired_sets(sets)
+    assert len(msgs) == 1 and "render" in msgs[0] and "baseline=render" in msgs[0]
+    assert "render" not in {x for pair in comparison_pairs(sets, None) for x in pair}
 
 
 def test_a_set_compared_with_itself_has_two_metadata_columns(repo):

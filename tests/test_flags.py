@@ -1,0 +1,54 @@
+"""Values beyond a nominal range are kept and flagged, never the cause of a lost set; a
+schema error names the report and launch (real reports of ../shared/foreign-reports)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analysis.parse import parse_reports
+from analysis.schemas import SchemaError, validate_summary
+from analysis.tables import NOMINAL_RANGES, range_flags, set_table, summary
+
+#: LakshyaSingh354/CudaCode, GTX 1660 SUPER, ncu 2024.1.1: two launches of dot-product
+#: kernels; launch 1 gives an L2 write hit rate of 102.68 %.
+DOT = "LakshyaSingh354__CudaCode__stage1_reps_dot_product__7aafec15"
+HIT = "lts__t_sector_op_write_hit_rate.pct"
+
+
+@pytest.fixture(scope="module")
+def dot(foreign_dir):
+    got = parse_reports([foreign_dir / f"{DOT}.ncu-rep.xz"], workers=1)
+    got.raise_errors(DOT)
+    return set_table(got.metrics, "dot", {})
+
+
+def test_a_percentage_above_100_is_kept_and_flagged_with_its_launch(dot):
+    wide = dot[dot["metric"] == HIT].pivot_table(index=["report", "launch"], columns="metric",
+                                                  values="value").reset_index()
+    flags = range_flags(wide, {HIT: (0.0, 100.0)})
+    over = wide[wide[HIT] > 100]
+    assert len(over) == 1 and over["launch"].iloc[0] == 1
+    assert flags[over.index[0]] == f"{HIT} = {over[HIT].iloc[0]:.6g} outside [0, 100]"
+    assert (flags.drop(over.index) == "").all()
+    assert wide[HIT].max() > 102.6  # the value is kept as the report gives it
+
+
+def test_the_summary_flags_instead_of_refusing(dot):
+    """Kind 4: the summary schema refused an achieved occupancy above 100 % (a real
+    report's 104.7 %), and the set lost every table. No range check remains in the
+    schema; the nominal ranges are flags."""
+    s = validate_summary(summary(dot, None, None))
+    assert "flags" in s and (s["flags"].fillna("") == "").all()
+    occ = "sm__warps_active.avg.pct_of_peak_sustained_active"
+    assert NOMINAL_RANGES[occ] == (0.0, 100.0)
+    checks = validate_summary.__globals__["SUMMARY"].columns[occ].checks
+    assert checks == []
+
+
+def test_a_schema_error_names_the_report_and_launch(dot):
+    s = summary(dot, None, None)
+    s.loc[s["launch"] == 1, "throughput_unit"] = "GFLOP/s"  # a unit another tool writes
+    with pytest.raises(SchemaError, match=rf"report {DOT}, launch 1") as exc:
+        validate_summary(s, "summary.csv")
+    assert "summary.csv" in str(exc.value) and "re-read them" in str(exc.value)
