@@ -1,0 +1,243 @@
+"""Where a report was recorded, as the report itself says: GPU, compute capability, driver,
+CUDA and Nsight Compute versions.
+
+``ncu_report`` gives every launch's device attributes (``device__attribute_display_name``,
+``device__attribute_compute_capability_major``/``_minor``), but none of the versions: they
+are in the report's session details (what ncu-ui shows on its Session page), which the
+Python module does not expose. This module reads them from the file itself. A report is
+``NVR\\0``, a uint32 size and a ``FileHeader`` message, then blocks of (uint32 size,
+``BlockHeader`` message, ``BlockHeader.PayloadSize`` bytes of payload): sizes little-endian,
+messages protobuf as Nsight Compute's ``ProfilerReport.proto`` defines them. A block header's
+``SessionDetails`` (field 3, ``ReportSessionDetails``) holds ``DeviceAttributes`` (field 6:
+``ID``, ``Name`` and ``Attributes``, each a name and a value) and ``VersionInfo`` (field 8:
+``Provider`` and ``Version``), e.g. ``("Nsight Compute Target", "2025.3.1.0 (build 36398880)
+(public-release)")``, ``("CUDA Version", "13.0")``, ``("Display Driver Version",
+"550.90.07")``. Only block headers are decoded; payloads (the launches) are skipped.
+
+What the 56 reports of other people hold (../shared/foreign-reports, Nsight Compute 2020.2.1
+to 2026.2.1): every one names its GPU, compute capability and CUDA version; all but one its
+Nsight Compute version (a V100 report of ``PerfWorks`` 0.108.5 has no Nsight Compute entry);
+42 the driver version (not those of Nsight Compute 2020.2.1, 2025.2.1 and 2026.2.1, four of
+the five of 2025.1.0, nor the V100 one). This project's H200 reports (2025.3.1) hold none.
+"""
+
+from __future__ import annotations
+
+import lzma
+import os
+import re
+import struct
+from pathlib import Path
+from typing import BinaryIO
+
+from .errors import ReportError
+
+#: Keys of :func:`report_metadata`'s dict, named as the set columns of
+#: :data:`analysis.tables.SET_COLUMNS` and the fields of a set's metadata.json.
+METADATA_KEYS = ("gpu", "cc", "driver", "cuda_version", "ncu_version")
+
+#: VersionInfo providers, by the key they fill. For ``ncu_version``, the Nsight Compute
+#: that profiled ("Target") before the one that wrote the file from a remote host ("Host").
+_PROVIDERS = {
+    "driver": ("Display Driver Version",),
+    "cuda_version": ("CUDA Version",),
+    "ncu_version": ("Nsight Compute Target", "Nsight Compute Host"),
+}
+
+_MAGIC = b"NVR\0"
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+_DAMAGED = "profile the kernel again, or remove the file from its set"
+
+
+class _Malformed(ValueError):
+    """A protobuf message that does not decode."""
+
+
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if i >= len(buf):
+            raise _Malformed("varint runs past the end")
+        byte = buf[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, i
+        if shift > 63:
+            raise _Malformed("varint longer than 10 bytes")
+
+
+def _fields(buf: bytes) -> list[tuple[int, int, int | bytes]]:
+    """(field number, wire type, value) of each field of one protobuf message: an int for
+    varints, the raw bytes for length-delimited, 32- and 64-bit fields."""
+    out: list[tuple[int, int, int | bytes]] = []
+    i = 0
+    while i < len(buf):
+        key, i = _varint(buf, i)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, i = _varint(buf, i)
+        elif wire in (1, 2, 5):
+            if wire == 2:
+                size, i = _varint(buf, i)
+            else:
+                size = 8 if wire == 1 else 4
+            if i + size > len(buf):
+                raise _Malformed(f"field {number} runs past the end of its message")
+            value, i = buf[i:i + size], i + size
+        else:
+            raise _Malformed(f"wire type {wire} (field {number})")
+        out.append((number, wire, value))
+    return out
+
+
+def _text(raw: int | bytes) -> str | None:
+    return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else None
+
+
+def _metric_value(raw: bytes) -> str | int | float | None:
+    """A ``ProfileMetricValue``: StringValue (1), FloatValue (2), DoubleValue (3),
+    Uint32Value (4) or Uint64Value (5)."""
+    for number, wire, value in _fields(raw):
+        if number == 1 and wire == 2:
+            return _text(value)
+        if number == 2 and wire == 5:
+            return struct.unpack("<f", value)[0]
+        if number == 3 and wire == 1:
+            return struct.unpack("<d", value)[0]
+        if number in (4, 5) and wire == 0:
+            return value
+    return None
+
+
+def _read_exact(fh: BinaryIO, size: int, path: Path, what: str) -> bytes:
+    data = fh.read(size)
+    if len(data) != size:
+        raise ReportError(path, f"ends inside {what} (truncated)", _DAMAGED)
+    return data
+
+
+def _session_details(path: Path, fh: BinaryIO, size: int | None) -> list[bytes]:
+    """The raw ``SessionDetails`` messages of every block header, in file order."""
+    if fh.read(len(_MAGIC)) != _MAGIC:
+        raise ReportError(path, "is not an Nsight Compute report (no NVR header)",
+                          "pass an Nsight Compute report, as written by ncu --export")
+    (hsize,) = struct.unpack("<I", _read_exact(fh, 4, path, "the file header"))
+    _read_exact(fh, hsize, path, "the file header")
+    sessions: list[bytes] = []
+    while True:
+        head = fh.read(4)
+        if not head:
+            return sessions
+        if len(head) < 4:
+            raise ReportError(path, "ends inside a block's size (truncated)", _DAMAGED)
+        (bsize,) = struct.unpack("<I", head)
+        header = _fields(_read_exact(fh, bsize, path, "a block header"))
+        sessions += [v for n, w, v in header if n == 3 and w == 2]
+        payload = next((v for n, w, v in header if n == 5 and w == 0), 0)
+        end = fh.tell() + payload
+        fh.seek(payload, os.SEEK_CUR)
+        if fh.tell() != end or (size is not None and end > size):
+            raise ReportError(path, "ends inside a block's payload (truncated)", _DAMAGED)
+
+
+def _distinct(values: list[str]) -> str | None:
+    """One value, several distinct values joined by ", " in the order first met, or None."""
+    seen = list(dict.fromkeys(v for v in values if v))
+    return ", ".join(seen) if seen else None
+
+
+def report_metadata(path: str | Path) -> dict[str, str | None]:
+    """GPU, compute capability, driver, CUDA and Nsight Compute versions recorded in a report.
+
+    Read from the report's session details (module docstring), not from the file name, the
+    folder or any metadata.json beside it. A value the report does not hold is None, never
+    filled in from elsewhere. Where the report's sessions disagree (several processes or
+    devices), the distinct values are joined by ", " in the order the file gives them.
+
+    Args:
+        path: a ``.ncu-rep`` or ``.ncu-rep.xz`` file (xz is read as a stream; nothing is
+            written to disk).
+
+    Returns:
+        dict with the keys :data:`METADATA_KEYS`, each a str or None:
+        ``gpu`` (``device__attribute_display_name``, e.g. ``NVIDIA H200``),
+        ``cc`` (compute capability ``"{major}.{minor}"``, e.g. ``9.0``),
+        ``driver`` (display driver version, e.g. ``550.90.07``; most reports lack it),
+        ``cuda_version`` (the CUDA version of the driver, as nvidia-smi gives it, e.g.
+        ``13.0``; not the toolkit's),
+        ``ncu_version`` (the Nsight Compute version without its build, four components as
+        the report gives it, e.g. ``2025.3.1.0``; ``ncu --version`` and this project's
+        metadata.json give three, ``2025.3.1``).
+
+    Raises:
+        ReportError: missing, empty or non-report file, not xz though named ``.xz``, a
+            truncated file or xz stream, or a block header that does not decode. The
+            message names the file and the cause.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ReportError(path, "file does not exist")
+    if not path.name.endswith((".ncu-rep", ".ncu-rep.xz")):
+        raise ReportError(path, "is not a .ncu-rep or .ncu-rep.xz file",
+                          "pass an Nsight Compute report, as written by ncu --export")
+    if path.stat().st_size == 0:
+        raise ReportError(path, "file is empty", _DAMAGED)
+    try:
+        if path.suffix == ".xz":
+            with open(path, "rb") as raw:
+                if raw.read(len(_XZ_MAGIC)) != _XZ_MAGIC:
+                    raise ReportError(path, "is not an xz file (no xz header)",
+                                      "compress reports with xz, or drop the .xz suffix of a plain .ncu-rep")
+            with lzma.open(path, "rb") as fh:
+                sessions = _session_details(path, fh, None)
+        else:
+            with open(path, "rb") as fh:
+                sessions = _session_details(path, fh, path.stat().st_size)
+    except (EOFError, lzma.LZMAError) as exc:
+        raise ReportError(path, f"not a complete xz stream ({exc})", _DAMAGED) from None
+    except _Malformed as exc:
+        raise ReportError(path, f"a block header does not decode ({exc})", _DAMAGED) from None
+    try:
+        return _from_sessions(sessions)
+    except _Malformed as exc:
+        raise ReportError(path, f"its session details do not decode ({exc})", _DAMAGED) from None
+
+
+def _from_sessions(sessions: list[bytes]) -> dict[str, str | None]:
+    found: dict[str, list[str]] = {key: [] for key in METADATA_KEYS}
+    versions: dict[str, list[str]] = {}
+    for session in sessions:
+        for number, wire, value in _fields(session):
+            if number == 6 and wire == 2:  # DeviceAttributes: ID 1, Name 2, Attributes 3
+                attrs: dict[str, object] = {}
+                name = None
+                for n, w, v in _fields(value):
+                    if n == 2 and w == 2:
+                        name = _text(v)
+                    elif n == 3 and w == 2:
+                        kv = {an: av for an, aw, av in _fields(v) if aw == 2}
+                        if 1 in kv and 2 in kv:
+                            attrs[_text(kv[1]) or ""] = _metric_value(kv[2])
+                gpu = attrs.get("device__attribute_display_name") or name
+                if isinstance(gpu, str):
+                    found["gpu"].append(gpu)
+                major = attrs.get("device__attribute_compute_capability_major")
+                minor = attrs.get("device__attribute_compute_capability_minor")
+                if isinstance(major, int) and isinstance(minor, int):
+                    found["cc"].append(f"{major}.{minor}")
+            elif number == 8 and wire == 2:  # VersionInfo: Provider 1, Version 2
+                kv = {n: _text(v) for n, w, v in _fields(value) if w == 2}
+                if kv.get(1) and kv.get(2) is not None:
+                    versions.setdefault(kv[1], []).append(kv[2].strip())
+    for key, providers in _PROVIDERS.items():
+        provider = next((p for p in providers if p in versions), None)
+        if provider is None:
+            continue
+        for v in versions[provider]:
+            if key == "ncu_version":  # "2025.3.1.0 (build 36398880) (public-release)"
+                m = re.match(r"\d+(?:\.\d+)+", v)
+                v = m.group(0) if m else v
+            found[key].append(v)
+    return {key: _distinct(found[key]) for key in METADATA_KEYS}
