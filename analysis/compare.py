@@ -29,6 +29,7 @@ of the two sets (and at least ``min_rel``); where neither set has repeats of tha
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -237,7 +238,8 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
         One row per launch of either set: ``b`` and ``c`` (the launch's row in each table,
         Int64, NA on the side without it) and ``match``: one of :data:`MATCHED_BY`, or for a
         launch without a partner ``only in baseline``/``only in candidate`` or ``not matched:
-        ...`` saying why (its kernel is in several reports of a set under other names).
+        ...`` saying why (its kernel is in several reports of a set under other names, or
+        the other set has that function name under other mangled names: another signature).
     """
     lb = b.assign(_b=np.arange(len(b)))
     lc = c.assign(_c=np.arange(len(c)))
@@ -258,12 +260,19 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
                               "candidate under other names (name the reports alike to match them)"
                               for k, x, y in zip(several["kernel"], several["_nb"], several["_nc"])])
 
-    def alone(side: pd.DataFrame, col: str, label: str) -> pd.DataFrame:
+    def alone(side: pd.DataFrame, other: pd.DataFrame, col: str, label: str) -> pd.DataFrame:
         left = side[~side[col].isin(pairs[col])]
         left = left.merge(why[KERNEL_KEYS + ["why"]], on=KERNEL_KEYS, how="left")
-        return left[[col]].assign(match=left["why"].astype("string").fillna(label).to_numpy())
+        # ncu's function name in the other set under another mangled name: another signature
+        names = other.groupby(["kernel", "precision", "n"], dropna=False)["mangled"].agg(
+            lambda m: ", ".join(sorted(set(m)))).rename("_others").reset_index()
+        left = left.merge(names, on=["kernel", "precision", "n"], how="left")
+        otherwise = [pd.NA if pd.isna(o) else f"not matched: {k} has other mangled names in the other set ({o})"
+                     for k, o in zip(left["kernel"], left["_others"])]
+        reason = left["why"].astype("string").fillna(pd.Series(otherwise, index=left.index, dtype="string"))
+        return left[[col]].assign(match=reason.fillna(label).to_numpy())
 
-    out = pd.concat([pairs, alone(lb, "_b", "only in baseline"), alone(lc, "_c", "only in candidate")],
+    out = pd.concat([pairs, alone(lb, lc, "_b", "only in baseline"), alone(lc, lb, "_c", "only in candidate")],
                     ignore_index=True)
     return out.rename(columns={"_b": "b", "_c": "c"}).astype({"b": "Int64", "c": "Int64", "match": "string"})
 
@@ -359,14 +368,70 @@ def status_counts(diff: pd.DataFrame) -> pd.DataFrame:
     return g.reindex(STATUSES, fill_value=0).rename_axis("status").reset_index()
 
 
-def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str]) -> pd.DataFrame:
-    """The two sets' metadata.json as a table: field, baseline, candidate, differs (the
-    columns are named after the sets; a set compared with itself gets "(baseline)" and
-    "(candidate)" after its name)."""
+#: The fields a report's own session details give, first in a comparison's metadata.
+REPORT_FIELDS = ("gpu", "cc", "driver", "cuda_version", "ncu_version")
+
+
+def versions_from_table(table: pd.DataFrame) -> dict[str, str]:
+    """What a set table (:func:`analysis.tables.set_table`) says of :data:`REPORT_FIELDS`:
+    per field its distinct values over the set's reports, joined by ", " (empty where
+    none is known)."""
+    out = {}
+    for key in REPORT_FIELDS:
+        vals = table[key].dropna().astype(str).unique() if key in table else []
+        out[key] = ", ".join(sorted(vals))
+    return out
+
+
+def _same_version(a: str, b: str) -> bool:
+    """Equal values, or the same dotted version but for trailing ``.0`` parts
+    (``2025.3.1`` and ``2025.3.1.0``)."""
+    if a == b:
+        return True
+    pattern = r"\d+(?:\.\d+)*"
+    if re.fullmatch(pattern, a) and re.fullmatch(pattern, b):
+        def strip(v: str) -> list[int]:
+            parts = [int(x) for x in v.split(".")]
+            while parts and parts[-1] == 0:
+                parts.pop()
+            return parts
+        return strip(a) == strip(b)
+    return False
+
+
+def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str],
+                          from_reports: tuple[dict, dict] = ({}, {})) -> pd.DataFrame:
+    """The two sets' metadata as a table: field, baseline, candidate, source of each side
+    (``metadata.json`` or ``reports``) and differs. The columns are named after the sets
+    (a set compared with itself gets "(baseline)" and "(candidate)" after its name).
+
+    Args:
+        baseline, candidate: each set's metadata.json (empty dict for a set without one).
+        names: the two sets' names.
+        from_reports: each set's :func:`versions_from_table`: what its reports' own
+            session details give; a field metadata.json lacks (or leaves empty) takes it.
+            The fields of :data:`REPORT_FIELDS` come first.
+
+    ``differs`` compares version fields numerically without trailing ``.0`` parts, so
+    ``2025.3.1`` (``ncu --version``) and ``2025.3.1.0`` (a report) do not differ.
+    """
     if names[0] == names[1]:
         names = (f"{names[0]} (baseline)", f"{names[1]} (candidate)")
-    keys = list(dict.fromkeys([*baseline, *candidate]))
-    rows = [(k, str(baseline.get(k, "")), str(candidate.get(k, ""))) for k in keys]
-    df = pd.DataFrame(rows, columns=["field", names[0], names[1]])
-    df["differs"] = df[names[0]] != df[names[1]]
+    keys = list(dict.fromkeys([*REPORT_FIELDS, *baseline, *candidate]))
+
+    def side(meta: dict, reports: dict, key: str) -> tuple[str, str]:
+        if meta.get(key) not in (None, ""):
+            return str(meta[key]), "metadata.json"
+        if reports.get(key):
+            return str(reports[key]), "reports"
+        return "", ""
+
+    rows = []
+    for k in keys:
+        (vb, sb), (vc, sc) = side(baseline, from_reports[0], k), side(candidate, from_reports[1], k)
+        if k in REPORT_FIELDS and not (vb or vc):
+            continue
+        rows.append((k, vb, vc, sb, sc))
+    df = pd.DataFrame(rows, columns=["field", names[0], names[1], f"source {names[0]}", f"source {names[1]}"])
+    df["differs"] = [not _same_version(a, b) for a, b in zip(df[names[0]], df[names[1]])]
     return df

@@ -278,7 +278,13 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     got.raise_errors(f"profile set {set_name}")
     # one check of the whole table (the set schema holds every per-report column and
     # constraint): per report it cost 50 ms each (docs/benchmarks.md)
-    table = validate_set(set_table(got.metrics, set_name, meta), metrics_out)
+    # versions from each report's own session details where metadata.json lacks them
+    # (about 10 ms a report: analysis.report_info)
+    from .report_info import report_metadata
+
+    own = {report_stem(p): report_metadata(p) for p in reports} if not all(
+        meta.get(k) for k in ("driver", "cuda_version", "ncu_version")) else {}
+    table = validate_set(set_table(got.metrics, set_name, meta, own), metrics_out)
     inst = pd.concat(got.instances, ignore_index=True)
     with atomic_path(metrics_out) as tmp:
         table.to_parquet(tmp, index=False)

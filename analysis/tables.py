@@ -119,25 +119,44 @@ def _metric_num(df: pd.DataFrame, metric: str) -> float | None:
     return float(hit.iloc[0]) if len(hit) else None
 
 
-def set_table(reports: list[pd.DataFrame], set_name: str, metadata: dict) -> pd.DataFrame:
+#: The set columns a report's own session details can give (analysis.report_info).
+_REPORT_KEYS = ("gpu", "cc", "driver", "cuda_version", "ncu_version")
+
+
+def set_table(reports: list[pd.DataFrame], set_name: str, metadata: dict,
+              report_meta: dict[str, dict] | None = None) -> pd.DataFrame:
     """Stack per-report tables into one table for a profile set.
 
-    GPU name and compute capability come from each report
-    (``device__attribute_display_name``, ``device__attribute_compute_capability_major/minor``);
-    driver, CUDA and Nsight Compute versions from the set's metadata (NA when unknown).
+    Args:
+        reports: per-report tables (:func:`analysis.ncu.load_report`).
+        set_name: the set's name (column ``set``).
+        metadata: the set's metadata.json (empty for a set without one).
+        report_meta: report stem -> what the report's own session details give
+            (:func:`analysis.report_info.report_metadata`); None where not read.
+
+    GPU name and compute capability come from each launch's device attributes
+    (``device__attribute_display_name``, ``device__attribute_compute_capability_major/minor``),
+    then the report's session details, then metadata.json. Driver, CUDA and Nsight
+    Compute versions come from metadata.json where it gives them (the workflow's own sets:
+    ``ncu_version`` as ``ncu --version`` prints it, ``2025.3.1``), else from each report's
+    own session details (four components, ``2025.3.1.0``; ``cuda_version`` is then the
+    driver's CUDA version), else NA. In an imported set they are one value per report
+    and can differ within the set.
     """
     frames = []
     for df in reports:
         df = df.copy()
+        stem = str(df["report"].iloc[0]) if "report" in df and len(df) else None
+        own = (report_meta or {}).get(stem) or {}
         major = _metric_num(df, "device__attribute_compute_capability_major")
         minor = _metric_num(df, "device__attribute_compute_capability_minor")
         df.insert(0, "set", set_name)
-        df.insert(1, "gpu", _metric_str(df, "device__attribute_display_name") or metadata.get("gpu"))
+        df.insert(1, "gpu", _metric_str(df, "device__attribute_display_name") or own.get("gpu")
+                  or metadata.get("gpu"))
         df.insert(2, "cc", f"{int(major)}.{int(minor)}" if major is not None and minor is not None
-                  else metadata.get("cc"))
-        df.insert(3, "driver", metadata.get("driver"))
-        df.insert(4, "cuda_version", metadata.get("cuda_version"))
-        df.insert(5, "ncu_version", metadata.get("ncu_version"))
+                  else own.get("cc") or metadata.get("cc"))
+        for i, key in enumerate(("driver", "cuda_version", "ncu_version"), start=3):
+            df.insert(i, key, metadata.get(key) or own.get(key))
         frames.append(df)
     out = pd.concat(frames, ignore_index=True)
     for col in SET_COLUMNS:

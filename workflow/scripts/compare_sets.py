@@ -1,6 +1,8 @@
 """Rule compare_sets: diff two profile sets, flag changes beyond the noise, draw the headline."""
-from analysis.compare import (Thresholds, compare_metric_tables, metadata_side_by_side,
-                              read_metric_table, status_counts)
+import pandas as pd
+
+from analysis.compare import (REPORT_FIELDS, Thresholds, compare_metric_tables, metadata_side_by_side,
+                              read_metric_table, status_counts, versions_from_table)
 from analysis.compare_figures import headline_figure
 from analysis.figures import save
 from analysis.io import atomic_path, write_csv
@@ -17,7 +19,9 @@ with logged(sm.log[0]):
     write_csv(diff[diff["flagged"]], sm.output.changes)
     meta = metadata_side_by_side(read_metadata(sm.input.meta_baseline[0] if sm.input.meta_baseline else None),
                                  read_metadata(sm.input.meta_candidate[0] if sm.input.meta_candidate else None),
-                                 (a, b))
+                                 (a, b),
+                                 tuple(versions_from_table(pd.read_parquet(t, columns=list(REPORT_FIELDS)))
+                                       for t in (sm.input.table_baseline, sm.input.table_candidate)))
     write_csv(meta, sm.output.metadata)
     save(headline_figure(diff, f"{b}\nagainst {a}"), sm.output.png, sm.output.pdf)
     counts = status_counts(diff)
