@@ -282,8 +282,15 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     # (about 10 ms a report: analysis.report_info)
     from .report_info import report_metadata
 
-    own = {report_stem(p): report_metadata(p) for p in reports} if not all(
-        meta.get(k) for k in ("driver", "cuda_version", "ncu_version")) else {}
+    own = {}
+    if not all(meta.get(k) for k in ("driver", "cuda_version", "ncu_version")):
+        from .logged import warn
+
+        for p in reports:
+            try:
+                own[report_stem(p)] = report_metadata(p)
+            except ReportError as exc:  # ncu_report read it: its values stay, its versions are NA
+                warn(f"{exc}: its GPU and versions are left NA")
     table = validate_set(set_table(got.metrics, set_name, meta, own), metrics_out)
     inst = pd.concat(got.instances, ignore_index=True)
     with atomic_path(metrics_out) as tmp:
