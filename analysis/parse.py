@@ -166,7 +166,7 @@ def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, time
 def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, workers: int = 1,
                   expect_launches: int | None = None, timeout: float = DEFAULT_TIMEOUT,
                   reader: Callable[[str, int | None], tuple[pd.DataFrame, pd.DataFrame]] = _read_one,
-                  isolate: bool = False) -> ParsedSet:
+                  isolate: bool = False, retry_timeout: float | None = None) -> ParsedSet:
     """Read many reports, each at most once per content, in a pool of worker processes.
 
     Args:
@@ -178,7 +178,9 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             number; every launch is kept, with its identity).
         timeout: seconds without any report finishing after which the workers are taken
             as hung and stopped; the reports not yet read are then read one per child
-            process, each with this timeout.
+            process, each with ``retry_timeout``.
+        retry_timeout: seconds each of those child processes may take (None: ``timeout``).
+            A report taken as hung only because the machine was busy is then read whole.
         reader: what a worker runs per report, ``(path, expect_launches) -> (metrics,
             instances)``; a module-level function (workers import it by name). The
             default reads the report (:func:`analysis.ncu.load_report`); tests pass one
@@ -220,8 +222,9 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
         results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep, isolate)
         for p in retry:
             try:
-                metrics, inst = load_report_isolated(p, expect_launches=expect_launches, timeout=timeout,
-                                                     opcode_instances_only=True)
+                metrics, inst = load_report_isolated(
+                    p, expect_launches=expect_launches, opcode_instances_only=True,
+                    timeout=timeout if retry_timeout is None else retry_timeout)
                 results[p] = (metrics, inst)
                 keep(p, results[p])
             except ReportError as exc:
