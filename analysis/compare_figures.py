@@ -1,7 +1,20 @@
 """The headline figure of a comparison of two profile sets (:func:`headline_figure`), drawn
-from a diff table of :func:`analysis.compare.compare_sets`."""
+from a diff table of :func:`analysis.compare.compare_sets`.
+
+One column per launch: a kernel identity (ncu's function name and, where several
+instantiations of a template share it, the instantiation), N and the launch's occurrence,
+launches in numeric order (#2 before #10). Beyond :data:`MAX_COLUMNS` launch columns, the
+launches of one kernel identity and N share one column (their count, the median relative
+change and its range), and columns beyond :data:`MAX_COLUMNS` go to further panels below,
+so the figure's width stays bounded whatever the number of launches. The colour scale ends
+at a high percentile of the changes (:data:`COLOUR_PERCENTILE`), not at the largest one:
+cells beyond it are outlined and keep their value written.
+"""
 
 from __future__ import annotations
+
+import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -19,70 +32,344 @@ HEADLINE = [
     "lts__t_sectors.sum",
 ]
 
+#: The most columns a panel holds. Beyond it the launches of one kernel identity and N
+#: share a column, and the columns are spread over several panels stacked top to bottom.
+MAX_COLUMNS = 40
 
-def headline_figure(diff: pd.DataFrame, title: str):
-    """Relative change of the headline metrics per kernel and N (a heat map, %), each cell
-    annotated with its value; a flagged cell's value is bold and starred, grey cells have
-    no value on a side or units that do not convert. Values are written in white on the
-    dark ends of the colour scale (luma 0.2126 R + 0.7152 G + 0.0722 B of the cell's colour
-    under 0.4) and in black elsewhere."""
+#: The colour scale ends at this percentile of |relative change| over the drawn cells
+#: (numpy's "lower" method: a value of the cells, never an interpolation towards the
+#: largest), rounded up to a round number (:data:`ROUND_STEPS`), and at no less than
+#: :data:`MIN_LIMIT_PCT`.
+COLOUR_PERCENTILE = 95.0
+
+#: The round numbers a colour scale ends at, times a power of ten.
+ROUND_STEPS = (1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+
+#: The smallest end of the colour scale, in %: the comparison's default threshold.
+MIN_LIMIT_PCT = 5.0
+
+#: Width of one column and height of one row, in inches.
+CELL_IN = 0.5
+
+#: The longest line of a column label, in characters (longer names are cut in the middle).
+LABEL_CHARS = 56
+
+_CAST = re.compile(r"\((?:unsigned |signed )?(?:int|long|long long|short|char|bool)\)(?=-?\d)")
+
+
+def _argument_list_start(name: str) -> int:
+    """Index of the '(' opening the trailing argument list of a demangled signature, or -1."""
+    if not name.endswith(")"):
+        return -1
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        if name[i] == ")":
+            depth += 1
+        elif name[i] == "(":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def instantiation_name(demangled: str | None, mangled: str | None, kernel: str) -> str:
+    """The name that tells one instantiation of a kernel from another: the demangled name
+    without its return type (``void``), argument list and integer casts
+    (``void warptiling<(int)128, (int)64>(int, float *)`` -> ``warptiling<128, 64>``); the
+    mangled name where no demangled one is given; ``kernel`` where neither is."""
+    if isinstance(demangled, str) and demangled.strip():
+        name = demangled.strip()
+        at = _argument_list_start(name)
+        if at > 0:
+            name = name[:at]
+        name = re.sub(r"^void\s+", "", name)
+        return _CAST.sub("", name)
+    if isinstance(mangled, str) and mangled.strip():
+        return mangled.strip()
+    return kernel
+
+
+def _common_prefix(names: list[str]) -> int:
+    first, last = min(names), max(names)
+    i = 0
+    while i < min(len(first), len(last)) and first[i] == last[i]:
+        i += 1
+    return i
+
+
+def distinguishing_names(names: list[str], kernel: str, width: int = LABEL_CHARS) -> list[str]:
+    """Labels for several instantiations of ``kernel`` (their :func:`instantiation_name`):
+    where every name fits in ``width`` characters, the names; else two lines each, the
+    kernel name and the part of the name where the instantiations differ, with a few
+    characters of context on either side, cut with "..." (at most ``width`` characters)."""
+    if all(len(n) <= width for n in names):
+        return list(names)
+    p = _common_prefix(names)
+    q = _common_prefix([n[::-1] for n in names])
+    out = []
+    for n in names:
+        start = max(0, p - 12)
+        end = min(len(n), max(p + 1, len(n) - q) + 12)
+        part = n[start:end]
+        if len(part) > width - 6:
+            part, end = part[:width - 6], start + width - 6
+        out.append(f"{kernel}\n{'...' if start else ''}{part}{'...' if end < len(n) else ''}")
+    return out
+
+
+def _identity_columns(d: pd.DataFrame) -> list[str]:
+    """The columns of a diff that tell kernel identities apart: where present, the report
+    part and range of a launch's identity, then ncu's function name and the mangled name."""
+    return [c for c in ("source", "range_name") if c in d] + ["kernel", "mangled"]
+
+
+def _labels(d: pd.DataFrame, ident: list[str]) -> dict[tuple, str]:
+    """Kernel identity -> its label: the kernel name, or where several instantiations share
+    the kernel name, :func:`distinguishing_names` of their :func:`instantiation_name`
+    (from ``demangled`` where the diff has that column, else the mangled name); where
+    several identities still share a label, their report or range is added."""
+    cols = ident + (["demangled"] if "demangled" in d else [])
+    ids = d[cols].drop_duplicates(subset=ident)
+    out: dict[tuple, str] = {}
+    for kernel, g in ids.groupby("kernel", sort=False):
+        keys = [tuple(r) for r in g[ident].itertuples(index=False)]
+        if g["mangled"].nunique() <= 1:
+            out.update({k: str(kernel) for k in keys})
+            continue
+        names = [instantiation_name(r.get("demangled"), r["mangled"], str(kernel))
+                 for r in g.to_dict("records")]
+        uniq = list(dict.fromkeys(names))
+        short = dict(zip(uniq, distinguishing_names(uniq, str(kernel))))
+        out.update({k: short[n] for k, n in zip(keys, names)})
+    extra = [c for c in ("source", "range_name") if c in ident]
+    if extra:
+        by_label: dict[str, list[tuple]] = {}
+        for k, lab in out.items():
+            by_label.setdefault(lab, []).append(k)
+        for lab, keys in by_label.items():
+            if len(keys) > 1:
+                for k in keys:
+                    where = [str(v) for c, v in zip(ident, k) if c in extra and not pd.isna(v)]
+                    out[k] = f"{lab} ({', '.join(where)})" if where else lab
+    return out
+
+
+def _fmt(v: float, decimals: int = 1) -> str:
+    """A relative change in % as written in a cell: ``+1.2``, ``+24,942``, ``+1.2e+05``."""
+    a = abs(v)
+    if a >= 1e5:
+        return f"{v:+.1e}"
+    if a >= 1000 or (decimals == 0 and a >= 10):
+        return f"{v:+,.0f}"
+    return f"{v:+.{decimals}f}"
+
+
+def headline_columns(diff: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What :func:`headline_figure` draws, as two tables.
+
+    Args:
+        diff: a comparison (:func:`analysis.compare.compare_sets`); rows of the
+            :data:`HEADLINE` metrics present in both sets are used. Optional columns
+            ``demangled``, ``source`` and ``range_name`` refine the kernel identity.
+        max_columns: beyond this many launch columns, the launches of one kernel identity
+            and N share one column.
+
+    Returns:
+        ``(columns, cells)``. ``columns``: one row per column in drawing order, with
+        ``col`` (int, 0...), ``label`` (the tick label, lines joined by newlines),
+        ``launches`` (int, launches the column holds) and ``pooled`` (bool, True for a
+        column of several launches). ``cells``: one row per (metric, column) with a
+        value: ``metric``, ``col``, ``value`` (relative change in %, float: the
+        launch's, or the median over the column's launches that have one; NaN where
+        none has), ``low`` and ``high`` (the range over the launches, %), ``flagged``
+        (int, launches flagged) and ``status`` (the launch's status; for a pooled column
+        the most common one).
+    """
+    d = diff[diff["metric"].isin(HEADLINE) & ~diff["status"].isin(["only in baseline", "only in candidate"])].copy()
+    empty_cols = pd.DataFrame({"col": pd.Series(dtype="int64"), "label": pd.Series(dtype="object"),
+                               "launches": pd.Series(dtype="int64"), "pooled": pd.Series(dtype="bool")})
+    empty_cells = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
+        ("metric", "object"), ("col", "int64"), ("value", "float64"), ("low", "float64"), ("high", "float64"),
+        ("flagged", "int64"), ("status", "object"))})
+    if d.empty:
+        return empty_cols, empty_cells
+    if "mangled" not in d:
+        d["mangled"] = d["kernel"]
+    d["mangled"] = d["mangled"].fillna(d["kernel"])
+    if "occurrence" not in d:
+        d["occurrence"] = 0
+    d["occurrence"] = pd.to_numeric(d["occurrence"], errors="coerce").fillna(0).astype("int64")
+    d["_n"] = pd.to_numeric(d["n"], errors="coerce").fillna(-1).astype("int64")
+    ident = _identity_columns(d)
+    for c in ident:  # group keys without NA (groupby drops NA keys by default)
+        d[c] = d[c].astype("object").where(d[c].notna(), "")
+    labels = _labels(d, ident)
+    d["_label"] = [labels[tuple(k)] for k in d[ident].itertuples(index=False)]
+    launch_keys = ident + ["_n", "occurrence"]
+    n_launch_cols = d[launch_keys].drop_duplicates().shape[0]
+    pool = n_launch_cols > max_columns
+    col_keys = ident + ["_n"] + ([] if pool else ["occurrence"])
+    launches_per = d[ident + ["_n", "occurrence"]].drop_duplicates().groupby(ident + ["_n"]).size()
+
+    cols = d[col_keys + ["_label"]].drop_duplicates(subset=col_keys)
+    cols = cols.assign(_occ=cols["occurrence"] if not pool else 0)
+    cols = cols.sort_values(["kernel", "_label", "_n", "_occ"] + ident, kind="stable").reset_index(drop=True)
+    cols["col"] = np.arange(len(cols))
+    k = launches_per.reindex(pd.MultiIndex.from_frame(cols[ident + ["_n"]])).to_numpy()
+    cols["launches"] = k.astype("int64") if pool else 1
+    cols["pooled"] = cols["launches"] > 1
+    several = k > 1  # a kernel identity with several launches at this N: number them
+
+    def label(row, many: bool) -> str:
+        lines = [row["_label"]]
+        n = f"N={row['_n']}" if row["_n"] >= 0 else ""
+        if row["pooled"]:
+            lines.append(", ".join(x for x in (n, f"{row['launches']} launches") if x))
+        else:
+            tail = ", ".join(x for x in (n, f"#{row['_occ']}" if many else "") if x)
+            if tail:
+                lines.append(tail)
+        return "\n".join(lines)
+
+    cols["label"] = [label(r, bool(m)) for r, m in zip(cols.to_dict("records"), several)]
+    d = d.merge(cols[col_keys + ["col"]], on=col_keys, how="left")
+    d["_v"] = d["rel_change"].astype("float64") * 100
+    d["_f"] = d["flagged"].fillna(False).astype(bool).astype("int64")
+    g = d.groupby(["metric", "col"], sort=False)
+    cells = g["_v"].agg(value="median", low="min", high="max").reset_index()
+    cells["flagged"] = g["_f"].sum().to_numpy()
+    cells["status"] = g["status"].agg(lambda s: s.value_counts().index[0]).to_numpy()
+    return cols[["col", "label", "launches", "pooled"]], cells
+
+
+def round_up(x: float) -> float:
+    """The smallest number of :data:`ROUND_STEPS` times a power of ten that is >= ``x``
+    (``x`` > 0): 94.7 -> 100, 11.2 -> 15, 0.31 -> 0.4."""
+    scale = 10.0 ** math.floor(math.log10(x))
+    for step in ROUND_STEPS:
+        if step * scale >= x * (1 - 1e-12):
+            return step * scale
+    return 10 * scale
+
+
+def colour_limit(values: np.ndarray) -> tuple[float, float]:
+    """The end of the colour scale for cells of these relative changes (%), and the
+    percentile it comes from: the :data:`COLOUR_PERCENTILE` percentile of |value| over the
+    finite values (numpy's "lower" method, so the largest value alone never sets it),
+    rounded up (:func:`round_up`), at least :data:`MIN_LIMIT_PCT`. ``(MIN_LIMIT_PCT, nan)``
+    without a finite value."""
+    v = np.abs(np.asarray(values, dtype="float64"))
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return MIN_LIMIT_PCT, math.nan
+    pct = float(np.percentile(v, COLOUR_PERCENTILE, method="lower"))
+    return (max(MIN_LIMIT_PCT, round_up(pct)) if pct > 0 else MIN_LIMIT_PCT), pct
+
+
+def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUMNS):
+    """Relative change of the headline metrics (:data:`HEADLINE`) per kernel identity, N and
+    launch, as a heat map in %, every cell annotated with its value.
+
+    Columns (:func:`headline_columns`): one per launch in numeric launch order, the
+    instantiations of one template apart; beyond ``max_columns`` launch columns one per
+    kernel identity and N with its launch count, the cell giving the median and, below it,
+    the range over the launches. Panels of at most ``max_columns`` columns are stacked, so
+    the figure is at most about ``max_columns`` x :data:`CELL_IN` inches plus its labels
+    wide. The colour scale is symmetric, ending at :func:`colour_limit` of the cells;
+    cells beyond it are outlined (gid ``clipped``) and keep their value. A flagged cell's
+    value is bold and starred; grey cells have no value on a side (n/a) or units that do
+    not convert (unit). Values are written in white on the dark ends of the colour scale
+    (luma 0.2126 R + 0.7152 G + 0.0722 B of the cell's colour under 0.4), black elsewhere.
+
+    Returns:
+        A matplotlib Figure (the project's STYLE); a small one saying so where the two
+        sets share no kernel, N and headline metric.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
 
     from .figures import STYLE
 
-    d = diff[diff["metric"].isin(HEADLINE) & (diff["status"] != "only in baseline")
-             & (diff["status"] != "only in candidate")].copy()
-    launch = np.where(d["occurrence"] > 0, " #" + d["occurrence"].astype(str), "")
-    d["col"] = d["kernel"] + "\nN=" + d["n"].astype("string").fillna("?") + launch
-
-    def order(col: str):
-        kernel, rest = col.split("\n")
-        n = rest.split("=")[1].split(" ")[0]
-        return kernel, int(n) if n.isdigit() else -1, col
-
-    cols = sorted(d["col"].unique(), key=order)
-    rows = [m for m in HEADLINE if m in set(d["metric"])]
-    grid = d.pivot_table(index="metric", columns="col", values="rel_change", aggfunc="first").reindex(
-        index=rows, columns=cols)
-    flag = d.pivot_table(index="metric", columns="col", values="flagged", aggfunc="first").reindex(
-        index=rows, columns=cols)
-    if not rows or not cols:  # nothing the two sets share
+    cols, cells = headline_columns(diff, max_columns)
+    rows = [m for m in HEADLINE if m in set(cells["metric"])]
+    if not rows or cols.empty:  # nothing the two sets share
         with plt.rc_context(STYLE):
             fig, ax = plt.subplots(figsize=(6, 2.5), layout="constrained")
             ax.axis("off")
             ax.text(0.5, 0.5, "the two sets share no kernel, N and headline metric", ha="center", va="center")
             ax.set_title(title, fontsize=8)
         return fig
+    n_cols = len(cols)
+    panels = math.ceil(n_cols / max_columns)
+    per = math.ceil(n_cols / panels)
+    grid = cells.pivot(index="metric", columns="col", values="value").reindex(index=rows, columns=cols["col"])
+    lim, pct = colour_limit(grid.to_numpy())
+    finite = grid.to_numpy()[np.isfinite(grid.to_numpy())]
+    extend = {(False, False): "neither", (True, False): "min", (False, True): "max", (True, True): "both"}[
+        (bool((finite < -lim).any()), bool((finite > lim).any()))]
+    by_cell = cells.set_index(["metric", "col"])
+    pooled = bool(cols["pooled"].any())
+    longest = max(len(line) for lab in cols["label"] for line in lab.split("\n"))
+    label_in = 0.6 + 6 / 72 * 0.62 * min(longest, LABEL_CHARS + 6)  # rotated tick labels, 6 pt
+    panel_h = CELL_IN * len(rows) + label_in + 0.3
+    width = max(6.0, CELL_IN * per + 5.2)
     with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(cols) + 3), 0.45 * len(rows) + 2.2))
-        lim = max(0.05, float(np.nanmax(np.abs(grid.to_numpy()))) if grid.size else 0.05) * 100
+        fig, axes = plt.subplots(panels, 1, figsize=(width, panels * panel_h + 1.0), squeeze=False,
+                                 layout="constrained")
+        axes = axes[:, 0]
         cmap = matplotlib.colormaps["PuOr_r"].with_extremes(bad="#BBBBBB")
-        im = ax.imshow(grid.to_numpy() * 100, cmap=cmap, vmin=-lim, vmax=lim, aspect="auto")
-        status = d.pivot_table(index="metric", columns="col", values="status", aggfunc="first").reindex(
-            index=rows, columns=cols)
-        for i in range(len(rows)):
-            for j in range(len(cols)):
-                v = grid.iat[i, j]
-                if np.isnan(v):  # grey: no value on a side, or units that do not convert
-                    st = status.iat[i, j]
-                    if isinstance(st, str) and st != "unchanged":
-                        ax.text(j, i, "unit" if st == "unit changed" else "n/a", ha="center", va="center",
-                                fontsize=5, color="#333333")
-                    continue
-                f = bool(flag.iat[i, j]) if not pd.isna(flag.iat[i, j]) else False
-                r, g, b, _ = im.cmap(im.norm(v * 100))
-                ink = "#FFFFFF" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.4 else "#000000"
-                ax.text(j, i, f"{v * 100:+.1f}" + ("*" if f else ""), ha="center", va="center", fontsize=5.5,
-                        fontweight="bold" if f else "normal", color=ink)
-        ax.set_xticks(range(len(cols)), cols, rotation=90, fontsize=6)
-        ax.set_yticks(range(len(rows)), rows, fontsize=7)
-        ax.grid(False)
-        cb = fig.colorbar(im, ax=ax, fraction=0.03)
+        im = None
+        for p, ax in enumerate(axes):
+            sub = cols.iloc[p * per:(p + 1) * per]
+            block = grid[sub["col"]].to_numpy()
+            # pad a short last panel so that its cells are as wide as the others'
+            pad = per - block.shape[1]
+            shown = np.hstack([block, np.full((len(rows), pad), np.nan)]) if pad else block
+            im = ax.imshow(shown, cmap=cmap, vmin=-lim, vmax=lim, aspect="auto")
+            if pad:  # the padding is no cell: white, not the grey of a cell without a value
+                ax.add_patch(Rectangle((block.shape[1] - 0.5, -0.5), pad, len(rows), facecolor="white",
+                                       edgecolor="none", zorder=2))
+            for i, metric in enumerate(rows):
+                for j, c in enumerate(sub["col"]):
+                    if (metric, c) not in by_cell.index:
+                        continue
+                    cell = by_cell.loc[(metric, c)]
+                    v = cell["value"]
+                    if np.isnan(v):  # grey: no value on a side, or units that do not convert
+                        st = cell["status"]
+                        if isinstance(st, str) and st != "unchanged":
+                            ax.text(j, i, "unit" if st == "unit changed" else "n/a", ha="center", va="center",
+                                    fontsize=5, color="#333333")
+                        continue
+                    f = int(cell["flagged"]) > 0
+                    clipped = abs(v) > lim
+                    r, g, b, _ = im.cmap(im.norm(v))
+                    ink = "#FFFFFF" if 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.4 else "#000000"
+                    text = _fmt(v) + ("*" if f else "")
+                    size = 5.5
+                    if cols.at[c, "pooled"] and cell["low"] != cell["high"]:
+                        text += f"\n{_fmt(cell['low'], 0)}..{_fmt(cell['high'], 0)}"
+                        size = 4.5
+                    ax.text(j, i, text, ha="center", va="center", fontsize=size, linespacing=1.1,
+                            fontweight="bold" if f else "normal", color=ink, gid="clipped" if clipped else None)
+                    if clipped:
+                        ax.add_patch(Rectangle((j - 0.46, i - 0.46), 0.92, 0.92, fill=False, edgecolor="#000000",
+                                               linewidth=0.9, zorder=3, gid="clipped"))
+            ax.set_xticks(range(len(sub)), list(sub["label"]), rotation=90, fontsize=6)
+            ax.set_xlim(-0.5, per - 0.5)
+            ax.set_yticks(range(len(rows)), rows, fontsize=7)
+            ax.grid(False)
+        cb = fig.colorbar(im, ax=list(axes), fraction=0.03 if panels == 1 else 0.015, extend=extend)
         cb.set_label("relative change, candidate vs baseline (%)")
-        ax.set_title(f"{title}\n* = beyond the run-to-run noise threshold; grey: no value in a set (n/a) or"
-                     " units that do not convert (unit)", fontsize=8)
-        fig.tight_layout()
+        notes = ["* = beyond the run-to-run noise threshold; grey: no value in a set (n/a) or units that do not"
+                 " convert (unit)",
+                 f"colour scale ends at \u00b1{lim:,g} % (the {COLOUR_PERCENTILE:g}th percentile of |change|, {pct:,.3g} %,"
+                 f" rounded up; at least {MIN_LIMIT_PCT:g} %); outlined cells lie beyond it, their value written"]
+        if pooled:
+            notes.append(f"{int(cols['launches'].sum())} launches in {n_cols} columns: a column of several launches"
+                         " gives their median and, below, their range; * = at least one launch flagged")
+        axes[0].set_title(title + "\n" + "\n".join(notes), fontsize=7)
     return fig
