@@ -1,7 +1,9 @@
-"""Rule set_figures: every per-set figure from the set's summary table, in one process."""
+"""Rule set_figures: every per-set figure from the set's summary table, in one process. A
+figure with nothing to draw (analysis.figures.why_not_drawn) is written as a placeholder
+saying why, and the log says it in one line."""
 import pandas as pd
 
-from analysis.figures import FIGURES, save
+from analysis.figures import FIGURES, placeholder, save, why_not_drawn
 from analysis.logged import logged
 from analysis.schemas import validate_summary
 
@@ -9,4 +11,10 @@ sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     summary = validate_summary(pd.read_csv(sm.input.summary), sm.input.summary)
     for name in sm.params.names:
-        save(FIGURES[name](summary, sm.wildcards.set), sm.output[f"{name}_png"], sm.output[f"{name}_pdf"])
+        reason = why_not_drawn(name, summary)
+        if reason is None:
+            fig = FIGURES[name](summary, sm.wildcards.set)
+        else:
+            print(f"{sm.wildcards.set}: {name} not drawn: {reason}")
+            fig = placeholder(name, sm.wildcards.set, reason)
+        save(fig, sm.output[f"{name}_png"], sm.output[f"{name}_pdf"])
