@@ -265,10 +265,19 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
         left = left.merge(why[KERNEL_KEYS + ["why"]], on=KERNEL_KEYS, how="left")
         # ncu's function name in the other set under another mangled name: another signature
         names = other.groupby(["kernel", "precision", "n"], dropna=False)["mangled"].agg(
-            lambda m: ", ".join(sorted(set(m)))).rename("_others").reset_index()
-        left = left.merge(names, on=["kernel", "precision", "n"], how="left")
-        otherwise = [pd.NA if pd.isna(o) else f"not matched: {k} has other mangled names in the other set ({o})"
-                     for k, o in zip(left["kernel"], left["_others"])]
+            lambda m: sorted(set(m))).rename("_others").reset_index()
+        counts = other.groupby(KERNEL_KEYS, dropna=False).size().rename("_count").reset_index()
+        left = left.merge(names, on=["kernel", "precision", "n"], how="left").merge(counts, on=KERNEL_KEYS,
+                                                                                  how="left")
+        otherwise = []
+        for k, m, o, c in zip(left["kernel"], left["mangled"], left["_others"], left["_count"]):
+            if isinstance(o, list) and m not in o:
+                otherwise.append(f"not matched: {k} has other mangled names in the other set ({', '.join(o)})")
+            elif not pd.isna(c):
+                otherwise.append(f"not matched: the other set holds {int(c)} launch(es) of {k}, fewer than this one's "
+                                 "occurrence")
+            else:
+                otherwise.append(pd.NA)
         reason = left["why"].astype("string").fillna(pd.Series(otherwise, index=left.index, dtype="string"))
         return left[[col]].assign(match=reason.fillna(label).to_numpy())
 
@@ -361,11 +370,32 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     return m[cols].sort_values(KEYS).reset_index(drop=True)
 
 
-def status_counts(diff: pd.DataFrame) -> pd.DataFrame:
+def status_counts(diff: pd.DataFrame, reasons: pd.DataFrame | None = None) -> pd.DataFrame:
     """Rows and flagged rows of a comparison (:func:`compare_sets`) per status, every
-    status of :data:`STATUSES` listed (0 where none)."""
+    status of :data:`STATUSES` listed (0 where none).
+
+    Args:
+        diff: the comparison.
+        reasons: :func:`analysis.renames.reason_counts` of it, or None. Where given, each
+            one-sided status with rows is split into one row per reason (``renamed
+            (alias)``, ``not in ncu V``, ``real gap``, ``launch not in the other set``, ...),
+            so that rows a version difference explains are counted apart from real gaps;
+            column ``reason`` is empty on the other statuses.
+
+    Returns:
+        Columns status, rows, flagged (and reason, with ``reasons``), in :data:`STATUSES` order.
+    """
     g = diff.groupby("status")["flagged"].agg(rows="size", flagged="sum")
-    return g.reindex(STATUSES, fill_value=0).rename_axis("status").reset_index()
+    out = g.reindex(STATUSES, fill_value=0).rename_axis("status").reset_index()
+    if reasons is None:
+        return out
+    out.insert(1, "reason", "")
+    parts = []
+    for _, row in out.iterrows():
+        split = reasons[reasons["status"] == row["status"]]
+        parts.append(split[["status", "reason", "rows", "flagged"]] if len(split) else row.to_frame().T)
+    out = pd.concat(parts, ignore_index=True)
+    return out.astype({"rows": "int64", "flagged": "int64"})
 
 
 #: The fields a report's own session details give, first in a comparison's metadata.

@@ -217,7 +217,8 @@ def test_a_set_compared_with_itself_has_two_metadata_columns(repo):
     metadata.csv: both columns had the set's name."""
     meta = json.loads((repo / "profiles" / A / "metadata.json").read_text())
     df = metadata_side_by_side(meta, meta, (A, A))
-    assert list(df.columns) == ["field", f"{A} (baseline)", f"{A} (candidate)", "differs"]
+    assert list(df.columns) == ["field", f"{A} (baseline)", f"{A} (candidate)", f"source {A} (baseline)",
+                                f"source {A} (candidate)", "differs"]
     assert not df["differs"].any()
 
 

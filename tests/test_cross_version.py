@@ -72,3 +72,61 @@ def test_two_kernels_of_one_name_and_other_signatures_are_not_matched_and_say_so
     assert sorted(dur.index) == ["only in baseline", "only in candidate"]
     assert dur.loc["only in baseline", "match"] == "not matched: add has other mangled names in the other set (_Z3addPKfS0_Pfi)"
     assert dur.loc["only in candidate", "match"] == "not matched: add has other mangled names in the other set (_Z3addiPfS_)"
+
+
+#: cuBLAS's ampere_sgemm_128x64_nn, run by two programs on two GPUs and profiled by two
+#: Nsight Compute versions: ZSL98's A100 (2021.2.2, 11 launches) and AveryClapp's A10G
+#: (2023.1.1, two launches among other kernels).
+A100 = "ZSL98__bitwise_spgemm__profiling_results_result__0dd03585"
+A10G = "AveryClapp__ESMM-Research__profile__fcf10798"
+SGEMM = "ampere_sgemm_128x64_nn"
+
+
+@pytest.fixture(scope="module")
+def sgemm(foreign_dir, tmp_path_factory):
+    import pandas as pd
+
+    tmp = tmp_path_factory.mktemp("sgemm")
+    out = []
+    for name, stem in (("a100", A100), ("a10g", A10G)):
+        folder = tmp / name
+        folder.mkdir()
+        dst = folder / "profile.ncu-rep.xz"
+        shutil.copy(foreign_dir / f"{stem}.ncu-rep.xz", dst)
+        write_set_tables([dst], name, None, tmp / "cache" / name, folder / "metrics.parquet",
+                         folder / "instances.parquet")
+        out.append(pd.read_parquet(folder / "metrics.parquet"))
+    return tuple(out)
+
+
+def test_one_library_kernel_on_two_gpus_is_matched_launch_to_launch(sgemm):
+    a100, a10g = sgemm
+    d = compare_sets(a100, a10g)
+    dur = d[(d["kernel"] == SGEMM) & (d["metric"] == "gpu__time_duration.sum")]
+    # both files are called profile.ncu-rep, so the launches are matched by report name:
+    # the A10G's two launches with the A100's first two, the A100's nine others say why not
+    assert list(dur["match"]) == ["same report"] * 2 + [
+        f"not matched: the other set holds 2 launch(es) of {SGEMM}, fewer than this one's occurrence"] * 9
+    # a real difference, flagged: 16.7 ms on the A100 against 0.149 ms on the A10G, other
+    # problem sizes (the grids differ), not only another GPU
+    assert dur["status"].iloc[0] == "changed" and dur["rel_change"].iloc[0] < -0.9
+    grid = d[(d["kernel"] == SGEMM) & (d["metric"] == "launch__grid_size") & (d["occurrence"] == 0)]
+    assert grid["status"].iloc[0] == "changed"
+
+
+def test_statuses_count_one_sided_rows_by_reason(sgemm):
+    """Kind 9: one-sided rows of a cross-version pair are counted by why they are one-sided
+    (a version difference apart from real gaps), and the reasons add up to the status."""
+    from analysis.compare import status_counts
+    from analysis.renames import one_sided_reasons, reason_counts
+
+    a100, a10g = sgemm
+    d = compare_sets(a100, a10g)
+    reasons = one_sided_reasons(d, "2021.2.2.0", "2023.1.1.0")
+    split = status_counts(d, reason_counts(d, reasons))
+    plain = status_counts(d).set_index("status")
+    summed = split.groupby("status")[["rows", "flagged"]].sum()
+    assert (summed.loc[plain.index] == plain[["rows", "flagged"]]).all().all()
+    one = split[split["status"].str.startswith("only in") & (split["rows"] > 0)]
+    assert (one["reason"] != "").all() and len(set(one["reason"])) > 1
+    assert set(split.loc[~split["status"].str.startswith("only in"), "reason"]) == {""}

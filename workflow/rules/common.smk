@@ -6,6 +6,8 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+import analysis
+
 from analysis.cluster import node_gpu
 from analysis.errors import ConfigError
 from analysis.harness import command as harness_command
@@ -32,6 +34,9 @@ ARCHS = sorted(set(config["archs"]))
 TILING = tiling_from_config(config)
 TOOLS = config.get("tools") or {}
 PYTHON = sys.executable
+#: Metrics renamed between Nsight Compute versions (analysis.compare.canonical_names), where
+#: the installed package keeps them.
+ALIASES = str(Path(analysis.__file__).parent / "data" / "metric_aliases.csv")
 FIGURE_NAMES = ["occupancy_vs_throughput", "coalescing", "dram_active"]
 STUDY_FIGURES = ["throughput", "speedup", "instructions", "ablation", "roofline"]
 KERNEL_HEADERS = ["kernels/gemm_common.cuh", "kernels/ptx.cuh", "kernels/wmma_gemm.cuh", "kernels/mma_gemm.cuh",

@@ -11,6 +11,8 @@ checkpoint parse_set:
         reports=set_report_files,
         metadata=metadata_input,
         timings=timings_input,
+        # canonical metric names of the per-metric table: a new alias re-makes it
+        aliases=ALIASES,
     output:
         metrics="results/tables/{set}/metrics.parquet",
         instances="results/tables/{set}/instances.parquet",
