@@ -2,7 +2,8 @@
 --config source=DIR set=NAME`` (README, "Reading any report").
 
 Any file name, plain ``.ncu-rep`` or ``.ncu-rep.xz``: each report becomes
-``profiles/NAME/reports/{stem}.ncu-rep.xz``, xz-compressed (xz's CRC64 then guards it),
+``profiles/NAME/reports/{stem}.ncu-rep.xz``, xz-compressed at :data:`PRESET` or, from an
+``.xz`` source, copied as it is once checked (xz's CRC64 then guards it),
 its stem kept where it is made of letters, digits, ``.``, ``_`` and ``-`` (other characters
 become ``_``), so a ``{kernel}_n{N}`` name keeps its kernel and N. Launches are told apart
 inside the set by their identity (``analysis.ncu.IDENTITY_COLUMNS``), never by the file.
@@ -91,25 +92,84 @@ def _plain_bytes(path: Path) -> bytes:
     return lzma.decompress(data) if path.name.endswith(".xz") else data
 
 
-def import_report(src: str | Path, dst: str | Path) -> None:
-    """Store report ``src`` as the xz file ``dst`` (preset 9), atomically. An ``.xz``
-    source is checked whole (every stream's CRC) and copied as it is.
+#: The xz preset a plain report is compressed with (liblzma through Python's lzma, one
+#: thread). Measured on the 56 reports of other people (57.8 MB plain; docs/benchmarks.md,
+#: "Importing reports"): preset 9 took 7.6-10.5 s for 2,953,500 bytes, 6 the same bytes in
+#: 5.8-6.2 s (every report is smaller than preset 6's 8 MiB dictionary), 3 took 1.0 s for
+#: 3,213,888 bytes (+8.8 %), and by xz's manual 32 MiB of memory to compress against 674 MiB
+#: at 9. The xz binary was no faster at any preset (a process per file; with -T2 it splits a
+#: file into blocks of three dictionaries, larger than these reports, and writes a few bytes
+#: more).
+PRESET = 3
+
+#: The six bytes every xz file starts with.
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+
+_DAMAGED = "leave it out of the import, or import the plain .ncu-rep"
+
+
+def copy_checked_xz(src: str | Path, dst: str | Path) -> None:
+    """Copy the xz file ``src`` to ``dst`` byte for byte, decompressing it on the way (the
+    output discarded) so that liblzma checks it whole: its header, every block's CRC64, and
+    its end. The same checks as the report reader's (``analysis.ncu``), without importing
+    it (pandas and the native reader: 0.4-0.6 s per import job on a 2-core machine).
+
+    Raises:
+        ReportError: not an xz file, a stream that ends early or fails its check, or bytes
+            other than xz's zero padding after the stream.
+    """
+    from .errors import ReportError
+
+    src = Path(src)
+    dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+    with open(src, "rb") as fin, open(dst, "wb") as fout:
+        chunk = fin.read(1 << 20)
+        if not chunk.startswith(_XZ_MAGIC):
+            raise ReportError(src, "is not an xz file (no xz header)",
+                              "compress reports with xz, or drop the .xz suffix of a plain .ncu-rep")
+        rest = b""
+        try:
+            while chunk:
+                fout.write(chunk)
+                if not dec.eof:
+                    data = chunk
+                    while not dec.eof:  # at most 16 MiB of output at a time
+                        dec.decompress(data, max_length=1 << 24)
+                        data = b""
+                        if dec.needs_input:
+                            break
+                    if dec.eof:
+                        rest = dec.unused_data
+                else:
+                    rest += chunk
+                chunk = fin.read(1 << 20)
+        except lzma.LZMAError as exc:
+            raise ReportError(src, f"not a complete xz stream ({exc})", _DAMAGED) from None
+    if not dec.eof:
+        raise ReportError(src, "not a complete xz stream (it ends early)", _DAMAGED)
+    if rest.strip(b"\0") or len(rest) % 4:
+        raise ReportError(src, f"{len(rest)} bytes after the end of the xz stream", _DAMAGED)
+
+
+def import_report(src: str | Path, dst: str | Path, preset: int = PRESET) -> None:
+    """Store report ``src`` as the xz file ``dst``, atomically: a plain report compressed
+    at ``preset`` (:data:`PRESET`), an ``.xz`` one copied as it is once checked whole
+    (:func:`copy_checked_xz`: recompressing it would cost time for a few per cent of bytes
+    either way).
 
     Raises:
         ReportError: an empty file, or an ``.xz`` file that is not one complete xz stream.
     """
     from .errors import ReportError
-    from .ncu import _xz_decompress_strict  # here, not at import: the Snakefile imports this module
 
     src, dst = Path(src), Path(dst)
     if src.stat().st_size == 0:
         raise ReportError(src, "file is empty", "leave it out of the import")
     with atomic_path(dst) as tmp:
         if src.name.endswith(".xz"):
-            _xz_decompress_strict(src, tmp)  # raises on a damaged stream
-            shutil.copyfile(src, tmp)
+            copy_checked_xz(src, tmp)
         else:
-            with open(src, "rb") as fin, lzma.open(tmp, "wb", preset=9) as fout:
+            with open(src, "rb") as fin, lzma.open(tmp, "wb", preset=preset) as fout:
                 shutil.copyfileobj(fin, fout, 1 << 20)
 
 

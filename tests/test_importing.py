@@ -1,0 +1,101 @@
+"""Importing reports (analysis.importing) on other people's reports: an .xz report is kept
+byte for byte once checked whole, with the reader's own decisions on damaged files, a
+plain one is compressed at the chosen preset, and an import job loads neither pandas nor
+the native reader (their import cost 0.4-0.6 s per job)."""
+
+from __future__ import annotations
+
+import lzma
+import random
+import subprocess
+import sys
+
+import pytest
+
+from analysis.errors import ReportError
+from analysis.importing import PRESET, copy_checked_xz, import_report
+from analysis.ncu import _xz_decompress_strict
+
+from .conftest import REPO
+
+
+def test_xz_reports_are_kept_byte_for_byte(foreign_dir, tmp_path):
+    for src in sorted(foreign_dir.glob("*.ncu-rep.xz")):
+        dst = tmp_path / "copy.ncu-rep.xz"
+        import_report(src, dst)
+        assert dst.read_bytes() == src.read_bytes(), src.name
+
+
+def _reader_accepts(path, tmp_path) -> bool:
+    try:
+        _xz_decompress_strict(path, tmp_path / "plain")
+    except ReportError:
+        return False
+    return True
+
+
+def _import_accepts(path, tmp_path) -> bool:
+    try:
+        copy_checked_xz(path, tmp_path / "copy")
+    except ReportError:
+        return False
+    return True
+
+
+def test_damaged_xz_files_are_judged_as_the_reader_judges_them(foreign_dir, tmp_path):
+    """Cut, flipped, appended to, padded: 200 seeded damages of a real report, each
+    refused or accepted by the import exactly when the report reader refuses or accepts
+    it (the import used to run the reader's own check, at the cost of importing it)."""
+    good = (foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz").read_bytes()
+    rng = random.Random(20261201)
+    cases = {"cut": good[: len(good) // 2], "padded": good + b"\0" * 8, "odd padding": good + b"\0" * 3,
+             "appended": good + b"more", "second stream": good + good, "not xz": good[6:],
+             "empty stream": lzma.compress(b"")}
+    for k in range(200):
+        data = bytearray(good)
+        at = rng.randrange(len(data))
+        data[at] ^= 1 << rng.randrange(8)
+        cases[f"bit {at}"] = bytes(data)
+    verdicts = {}
+    for name, data in cases.items():
+        p = tmp_path / "case.ncu-rep.xz"
+        p.write_bytes(data)
+        verdicts[name] = (_import_accepts(p, tmp_path), _reader_accepts(p, tmp_path))
+    assert {n: v for n, v in verdicts.items() if v[0] != v[1]} == {}
+    assert verdicts["padded"] == (True, True) and verdicts["cut"] == (False, False)
+    assert sum(not v[0] for v in verdicts.values()) > 150  # most flipped bits are caught
+
+
+def test_a_plain_report_is_compressed_at_the_chosen_preset(foreign_dir, tmp_path):
+    src = foreign_dir / "AveryClapp__ESMM-Research__profile__8fce6633.ncu-rep.xz"
+    plain = tmp_path / "profile.ncu-rep"
+    plain.write_bytes(lzma.decompress(src.read_bytes()))
+    dst = tmp_path / "profile.ncu-rep.xz"
+    import_report(plain, dst)
+    assert lzma.decompress(dst.read_bytes()) == plain.read_bytes()
+    assert dst.read_bytes() == lzma.compress(plain.read_bytes(), preset=PRESET)
+
+
+def test_an_import_job_loads_neither_pandas_nor_the_reader(foreign_dir, tmp_path):
+    """What rule import_report runs, once per report: python -m analysis.importing SRC DST."""
+    src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
+    probe = ("import runpy, sys; sys.argv = ['analysis.importing', sys.argv[1], sys.argv[2]]\n"
+             "try:\n    runpy.run_module('analysis.importing', run_name='__main__')\n"
+             "except SystemExit as e:\n    assert e.code == 0, e.code\n"
+             "print(sorted(m for m in ('pandas', 'numpy', 'ncu_report', 'analysis.ncu') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe, str(src), str(tmp_path / "r.ncu-rep.xz")], cwd=REPO,
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+    assert (tmp_path / "r.ncu-rep.xz").read_bytes() == src.read_bytes()
+
+
+@pytest.mark.parametrize("damage", ["cut", "appended"])
+def test_an_import_job_names_a_damaged_file(foreign_dir, tmp_path, damage):
+    good = (foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz").read_bytes()
+    src = tmp_path / "bad.ncu-rep.xz"
+    src.write_bytes(good[:-100] if damage == "cut" else good + b"junk")
+    proc = subprocess.run([sys.executable, "-m", "analysis.importing", str(src), str(tmp_path / "out.ncu-rep.xz")],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 1 and str(src) in proc.stderr
+    assert ("not a complete xz stream" if damage == "cut" else "4 bytes after the end of the xz stream") in proc.stderr
+    assert not (tmp_path / "out.ncu-rep.xz").exists()
