@@ -14,6 +14,7 @@ cells beyond it are outlined and keep their value written.
 from __future__ import annotations
 
 import math
+import textwrap
 import re
 
 import numpy as np
@@ -126,8 +127,7 @@ def _identity_columns(d: pd.DataFrame) -> list[str]:
 def _labels(d: pd.DataFrame, ident: list[str]) -> dict[tuple, str]:
     """Kernel identity -> its label: the kernel name, or where several instantiations share
     the kernel name, :func:`distinguishing_names` of their :func:`instantiation_name`
-    (from ``demangled`` where the diff has that column, else the mangled name); where
-    several identities still share a label, their report or range is added."""
+    (from ``demangled`` where the diff has that column, else the mangled name)."""
     cols = ident + (["demangled"] if "demangled" in d else [])
     ids = d[cols].drop_duplicates(subset=ident)
     out: dict[tuple, str] = {}
@@ -141,16 +141,6 @@ def _labels(d: pd.DataFrame, ident: list[str]) -> dict[tuple, str]:
         uniq = list(dict.fromkeys(names))
         short = dict(zip(uniq, distinguishing_names(uniq, str(kernel))))
         out.update({k: short[n] for k, n in zip(keys, names)})
-    extra = [c for c in ("source", "range_name") if c in ident]
-    if extra:
-        by_label: dict[str, list[tuple]] = {}
-        for k, lab in out.items():
-            by_label.setdefault(lab, []).append(k)
-        for lab, keys in by_label.items():
-            if len(keys) > 1:
-                for k in keys:
-                    where = [str(v) for c, v in zip(ident, k) if c in extra and not pd.isna(v)]
-                    out[k] = f"{lab} ({', '.join(where)})" if where else lab
     return out
 
 
@@ -232,6 +222,11 @@ def headline_columns(diff: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> tupl
         return "\n".join(lines)
 
     cols["label"] = [label(r, bool(m)) for r, m in zip(cols.to_dict("records"), several)]
+    extra = [c for c in ("source", "range_name") if c in ident]
+    twins = cols["label"].duplicated(keep=False)
+    if extra and twins.any():  # columns alike but for the report or range: name it
+        where = cols.loc[twins, extra].apply(lambda r: ", ".join(str(v) for v in r if v != ""), axis=1)
+        cols.loc[twins, "label"] = cols.loc[twins, "label"] + "\n" + where.str.slice(0, LABEL_CHARS)
     d = d.merge(cols[col_keys + ["col"]], on=col_keys, how="left")
     d["_v"] = d["rel_change"].astype("float64") * 100
     d["_f"] = d["flagged"].fillna(False).astype(bool).astype("int64")
@@ -371,5 +366,10 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
         if pooled:
             notes.append(f"{int(cols['launches'].sum())} launches in {n_cols} columns: a column of several launches"
                          " gives their median and, below, their range; * = at least one launch flagged")
-        axes[0].set_title(title + "\n" + "\n".join(notes), fontsize=7)
+        # the figure's title, over the whole width (a narrow grid of few columns left the
+        # notes running into the colour bar), each note wrapped to that width (7 pt type:
+        # about 0.55 of its size per character)
+        chars = max(40, int(width * 72 / (7 * 0.55)))
+        wrapped = [textwrap.fill(n, chars) for n in notes]
+        fig.suptitle(title + "\n" + "\n".join(wrapped), fontsize=7)
     return fig
