@@ -139,6 +139,8 @@ def _with_identity(table: pd.DataFrame) -> pd.DataFrame:
     t["mangled"] = t["mangled"].fillna(t["kernel"])
     if "occurrence" not in t:
         t["occurrence"] = 0
+    if "demangled" not in t:
+        t["demangled"] = pd.Series(pd.NA, index=t.index, dtype="string")
     if "range_name" not in t:
         t["range_name"] = pd.Series(pd.NA, index=t.index, dtype="string")
     if "report" in t:
@@ -160,7 +162,7 @@ def per_metric(table: pd.DataFrame) -> pd.DataFrame:
     t = _with_identity(table[~table["metric"].str.startswith(SESSION_PREFIXES) & table["value_str"].isna()])
     g = t.groupby(KEYS, dropna=False)
     out = g["value"].agg(value="median", vmin="min", vmax="max", repeats="count").reset_index()
-    first = g[["unit", "renamed_from"]].first().reset_index()
+    first = g[["unit", "renamed_from", "demangled"]].first().reset_index()
     out = out.merge(first, on=KEYS)
     denom = out["value"].abs().replace(0, np.nan)
     spread = (out["vmax"] - out["vmin"]) / denom
@@ -172,7 +174,7 @@ def per_metric(table: pd.DataFrame) -> pd.DataFrame:
 
 
 #: Columns of a set's per-metric table (:func:`metric_table`), in order.
-METRIC_TABLE_COLUMNS = KEYS + ["value", "repeats", "unit", "renamed_from", "spread_rel", "noise_rel"]
+METRIC_TABLE_COLUMNS = KEYS + ["value", "repeats", "unit", "renamed_from", "spread_rel", "noise_rel", "demangled"]
 
 
 def metric_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -220,7 +222,8 @@ def _launches(t: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     index of each row of ``t``)."""
     lid = t.groupby(LAUNCH_KEYS, dropna=False, sort=False).ngroup().to_numpy()
     first = np.unique(lid, return_index=True)[1]
-    return t.iloc[first][LAUNCH_KEYS].reset_index(drop=True), lid
+    extra = ["demangled"] if "demangled" in t else []
+    return t.iloc[first][LAUNCH_KEYS + extra].reset_index(drop=True), lid
 
 
 #: How two launches were matched (:func:`match_launches`), and what an unmatched one says.
@@ -326,6 +329,10 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     side_c = lc.iloc[pairs["c"].fillna(0).astype(int)].reset_index(drop=True)
     for col in LAUNCH_KEYS:
         ident[col] = side_b[col].where(pd.Series(hb), side_c[col])
+    if "demangled" in side_b and "demangled" in side_c:
+        ident["demangled"] = side_b["demangled"].where(pd.Series(hb), side_c["demangled"])
+    else:
+        ident["demangled"] = pd.Series(pd.NA, index=ident.index, dtype="string")
     ident["report_baseline"] = side_b["source"].where(pd.Series(hb))
     ident["report_candidate"] = side_c["source"].where(pd.Series(hc))
     m = m.merge(ident, on="_pair", how="left")
@@ -363,7 +370,7 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     m["status"] = np.select(conditions, choices, default="")
     m["flagged"] = (m["status"].isin(["changed", "unit changed", "no value in baseline", "no value in candidate"])
                     | (m["status"].str.startswith("only in") & in_shared))
-    cols = KEYS + ["report_baseline", "report_candidate", "match", "value_baseline", "value_candidate",
+    cols = KEYS + ["demangled", "report_baseline", "report_candidate", "match", "value_baseline", "value_candidate",
                    "unit_baseline", "unit_candidate", "unit_factor", "abs_change", "rel_change", "noise_rel",
                    "threshold_rel", "repeats_baseline", "repeats_candidate", "renamed_from_baseline",
                    "renamed_from_candidate", "status", "flagged"]

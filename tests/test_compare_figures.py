@@ -121,21 +121,20 @@ def test_instantiations_of_a_template_have_columns_of_their_own(warptiling):
         wanted = {tuple(_written(g.set_index("metric").loc[m, "rel_change"]) for m in rows if m in set(g["metric"]))
                   for _, g in d.groupby("mangled")}
         assert drawn == wanted
-        # each label shows where its mangled name differs from the other's (no demangled column)
-        assert sorted(re.search(r"ELi(\d+)ELi64", labels[j]).group(1) for j in cols) == ["16", "32"]
+        # each label is the instantiation's demangled name
+        assert sorted(labels[j] for j in cols) == ["warptiling<128, 128, 16, 64, 64, 4, 8, 4, 128>",
+                                                   "warptiling<128, 128, 32, 64, 32, 1, 8, 4, 256>"]
         assert overlaps(fig) == []
     finally:
         plt.close(fig)
 
 
 def test_instantiations_are_named_by_their_demangled_names(many):
-    """With a `demangled` column in the diff (here added from the reports), the columns of
-    one function name are labelled scale<double>, scale<float>, scale<int>: the templates
-    report against the 401-launch one (both H200, ncu 2025.3.1)."""
+    """With the diff's `demangled` column, the columns of one function name are labelled
+    scale<double>, scale<float>, scale<int>: the templates report against the 401-launch
+    one (both H200, ncu 2025.3.1)."""
     tmpl = _set([DATA / "templates.ncu-rep.xz"], "templates")
     diff = compare_sets(tmpl, many)
-    names = pd.concat([tmpl, many])[["kernel", "mangled", "demangled"]].drop_duplicates()
-    diff = diff.merge(names, on=["kernel", "mangled"], how="left")
     fig = headline_figure(diff, "many\nagainst templates")
     try:
         ax = fig.axes[0]
