@@ -1,5 +1,5 @@
 """Time the main job, its stages, the parser and the tests in fresh clones, and write
-``docs/benchmarks.md``: ``python -m analysis.benchmark`` (README, "Speed").
+``docs/benchmarks.md``: ``python -m analysis.benchmark`` (docs/usage.md, "Speed").
 
 What is measured, each in a fresh ``git clone`` of this repository's HEAD (the install is
 excluded: the clones use the current environment, with ``PYTHONPATH`` set to the clone so

@@ -1,5 +1,5 @@
 """Bring reports made elsewhere into a profile set: ``snakemake --cores 1 import_set
---config source=DIR set=NAME`` (README, "Reading any report").
+--config source=DIR set=NAME`` (docs/reading-reports.md).
 
 Any file name, plain ``.ncu-rep`` or ``.ncu-rep.xz``: each report becomes
 ``profiles/NAME/reports/{stem}.ncu-rep.xz``, xz-compressed at :data:`PRESET` or, from an
