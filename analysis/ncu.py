@@ -7,18 +7,32 @@ sector, %); nothing is rescaled.
 The reader does not raise on broken input by itself: it loads a truncated report as
 zero ranges and a corrupted one as a launch with zero metrics. :func:`load_report`
 checks for both and raises :class:`~analysis.errors.ReportError`.
+
+Units and metric types depend on what the process asked ``ncu_report`` before (its
+native code keeps state between calls and between reports): ``IMetric.unit()`` of some
+metrics (``derived__*``, ``breakdown:*``, warp-sampling and source counters) takes the
+unit of metrics read earlier, and after a report of another GPU chip ``metric_type()``
+and ``unit()`` follow that chip's metric definitions (values do not change). So units
+and metric types are read in a process that has asked ``ncu_report`` for none and has
+read values of no other chip's report: this one while that holds, else a child forked
+per report from a server process of that chip (:func:`_serve_attributes`), in a fixed
+order (:func:`_attribute_order`). docs/robustness.md, fault 6.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import json
 import lzma
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -241,8 +255,261 @@ def _open(path: Path, plain: Path):
     return ctx
 
 
-def _metric_table(path: Path, name: ReportName | None, actions: list, expect_launches: int | None
-                  ) -> pd.DataFrame:
+# --- units and metric types, read where no earlier read can change them ---------------------------
+
+def _attribute_order(items: list[tuple[int, str, int]]) -> list[tuple[int, str, int]]:
+    """The order in which the units of ``items`` ((launch, metric name, ncu_report metric
+    type) of a whole report) are asked for: metrics of type OTHER first (their unit is
+    the one ``ncu_report`` works out itself, and it takes units asked for before it),
+    the warp-sampling counters (``smsp__pcsamp*``) before ``derived__*`` and
+    ``breakdown:*`` before the other OTHER metrics (launch statistics and device
+    attributes last of them), then the counters, ratios and throughputs of the metric
+    definitions; by name from z to a within each group, launches in order.
+
+    Read in this order in a process that asked for no unit before, the metrics of the
+    56 reports of ``foreign-reports`` (launches 0 and 1) and of eight of this project's
+    reports (69,226 units) got the unit each gets when it is the only unit its process
+    asks for (measured per metric, each in a forked child), except 16:
+    ``sass__inst_executed_register_spilling_mem_{local,shared}`` of the H200 reports get
+    ``inst`` (the other instruction counts' unit, read before them), ``byte`` alone. Read
+    sorted by name, as before, 269 differed (in 25 reports): e.g. ``thread`` for the
+    predicated-on FMA instruction counts ``derived__*_pred_on_x2``, ``inst`` for the warp
+    samples ``smsp__pcsamp_warps_issue_stalled_no_instructions``.
+    """
+    def group(item: tuple[int, str, int]) -> int:
+        _, metric, mtype = item
+        if mtype != ncu_report.IMetric.MetricType_OTHER:
+            return 3
+        if metric.startswith("smsp__pcsamp"):
+            return 0
+        if metric.startswith(("derived__", "breakdown:")):
+            return 1
+        return 2
+
+    by_name = sorted(items, key=lambda it: (it[1], -it[0]), reverse=True)  # z..a, launches 0, 1, ...
+    return sorted(by_name, key=group)  # stable: name order kept within each group
+
+
+def _attribute_lists(actions: list, other_only: bool = False) -> list[tuple[list[str | None], list[int]]]:
+    """Per launch (``actions``: the report's IAction objects in launch order): the units
+    and the ncu_report metric types of its metrics, both in sorted-name order. Types are
+    read first (their value does not depend on the order), then units in
+    :func:`_attribute_order`; ``other_only``: the units of OTHER metrics only (None for the
+    counters, ratios and throughputs, whose unit comes from the metric definitions)."""
+    names = [sorted(action.metric_names()) for action in actions]
+    types = [[action.metric_by_name(n).metric_type() for n in ns] for action, ns in zip(actions, names)]
+    other = ncu_report.IMetric.MetricType_OTHER
+    items = [(launch, n, t) for launch, (ns, ts) in enumerate(zip(names, types)) for n, t in zip(ns, ts)
+             if not other_only or t == other]
+    units: list[dict[str, str]] = [{} for _ in actions]
+    for launch, metric, _ in _attribute_order(items):
+        units[launch][metric] = actions[launch].metric_by_name(metric).unit()
+    return [([u.get(n) for n in ns], ts) for u, ns, ts in zip(units, names, types)]
+
+
+#: What this process has read through ncu_report: the chip of the first report whose
+#: values it read (``_UNSET`` before any: ncu_report keeps that chip's metric definitions
+#: for every later report), and whether it has asked for the unit of an OTHER metric
+#: (after that, those are read in forked children, never here).
+_UNSET = object()
+_PROCESS = {"chip": _UNSET, "other_units": False}
+_PROCESS_LOCK = threading.Lock()
+
+
+def _chip(actions: list) -> str | None:
+    """A key for the GPU chip of the report's first launch (whose metric definitions
+    ncu_report loads): ``device__attribute_chip``, else the device's display name; None
+    where the report gives neither. Reads values only."""
+    if not actions:
+        return None
+    action = actions[0][2]
+    for metric in ("device__attribute_chip", "device__attribute_display_name"):
+        m = action.metric_by_name(metric)
+        if m is None:
+            continue
+        value, text = _metric_value(m)
+        if text:
+            return f"{metric}={text}"
+        if not math.isnan(value):
+            return f"{metric}={int(value)}"
+    return None
+
+
+def _note_values(chip: str | None) -> None:
+    """Record that this process read values of a report of ``chip`` (see :func:`_plan`)."""
+    with _PROCESS_LOCK:
+        if _PROCESS["chip"] is _UNSET:
+            _PROCESS["chip"] = chip if chip is not None else object()
+
+
+def _plan(chip: str | None) -> str:
+    """Where the units and metric types of a report of ``chip`` are read (call before
+    :func:`_note_values` for the report): ``"here"`` (all, in this process: it has read no
+    other chip's report and no OTHER unit; later reports are no longer read so),
+    ``"typed"`` (types and the units of counters, ratios and throughputs here, whose
+    definitions this process holds; OTHER units in a child of the chip's server), or
+    ``"child"`` (all in a child: this process holds another chip's definitions)."""
+    with _PROCESS_LOCK:
+        first = _PROCESS["chip"] is _UNSET
+        same = first or (chip is not None and _PROCESS["chip"] == chip)
+        if first:
+            _PROCESS["chip"] = chip if chip is not None else object()
+        if same and not _PROCESS["other_units"]:
+            _PROCESS["other_units"] = True
+            return "here"
+        return "typed" if same else "child"
+
+
+def _read_values(actions: Iterable) -> None:
+    """Ask for every metric's value, as the tables do, and nothing else: this loads the
+    metric definitions of the report's chip without touching units or metric types."""
+    for action in actions:
+        for metric in action.metric_names():
+            m = action.metric_by_name(metric)
+            _metric_value(m)
+            m.num_instances()
+
+
+def _attribute_child(req: dict) -> None:
+    """A child of :func:`_serve_attributes`: answer one request, then exit (0: written)."""
+    code = 1
+    try:
+        signal.alarm(max(1, math.ceil(req["timeout"])))
+        acts = [a for _, _, a in _actions(ncu_report.load_report(req["report"]))]
+        got = _attribute_lists(acts, other_only=req["other_only"])
+        part = req["out"] + ".part"
+        with open(part, "w", encoding="utf-8") as fh:
+            json.dump(got, fh)
+        os.replace(part, req["out"])
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _spare_child() -> tuple[int, int]:
+    """Fork a child that waits for one request on a pipe (:func:`_attribute_child`):
+    (its pid, the pipe's write end). Forked ahead, so a request does not wait for it."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(w)
+        with os.fdopen(r, encoding="utf-8") as fh:
+            line = fh.readline()
+        if not line:  # the server ended
+            os._exit(0)
+        _attribute_child(json.loads(line))
+    os.close(r)
+    return pid, w
+
+
+def _serve_attributes(warm: bool) -> int:
+    """Server side of :class:`_AttributeServer` (``python -m analysis.ncu --attribute-server
+    [--no-warm]``). For each request on stdin (one JSON line: ``report``, a plain
+    ``.ncu-rep``; ``out``, where to write; ``other_only`` and ``timeout`` (s)), a child
+    forked from this process opens the report, writes :func:`_attribute_lists` as JSON to
+    ``out`` and exits; the server answers one JSON line ``{"status": <os.waitpid status>}``.
+
+    The server asks for no unit or metric type itself: it reads the values of its first
+    report only (unless ``--no-warm``), which loads the chip's metric definitions once for
+    all its children (a child that loads them itself takes 0.2-0.3 s a report)."""
+    warmed = not warm
+    spare = None
+    for line in sys.stdin:
+        req = json.loads(line)
+        if not warmed:
+            signal.alarm(max(1, math.ceil(req["timeout"])))  # a report the reader hangs on ends the server
+            _read_values(a for _, _, a in _actions(ncu_report.load_report(req["report"])))
+            signal.alarm(0)
+            warmed = True
+        pid, w = spare or _spare_child()
+        with os.fdopen(w, "w", encoding="utf-8") as fh:
+            fh.write(line)
+        _, status = os.waitpid(pid, 0)
+        sys.stdout.write(json.dumps({"status": status}) + "\n")
+        sys.stdout.flush()
+        spare = _spare_child()  # the next one, while the caller builds its table
+    if spare:
+        os.close(spare[1])
+        os.waitpid(spare[0], 0)
+    return 0
+
+
+class _AttributeServer:
+    """A server process (:func:`_serve_attributes`) for the reports of one chip, started
+    on first use, ended at exit or when this process's stdin pipe to it closes."""
+
+    def __init__(self, chip: str | None) -> None:
+        root = str(Path(__file__).resolve().parents[1])
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+        cmd = [sys.executable, "-m", "analysis.ncu", "--attribute-server"] + ([] if chip is not None else ["--no-warm"])
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+        self.lock = threading.Lock()
+        #: True once it answered a report known to be of its chip: it read (warmed with)
+        #: that chip's values, so a report of unknown chip may be sent to it
+        self.warmed = False
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def ask(self, plain: Path, out: Path, other_only: bool, timeout: float) -> None:
+        self.proc.stdin.write(json.dumps({"report": str(plain), "out": str(out), "other_only": other_only,
+                                          "timeout": timeout}) + "\n")
+        self.proc.stdin.flush()
+
+    def answer(self, path: Path, out: Path, timeout: float) -> list:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise ReportError(path, "the process reading units and metric types ended",
+                              "read the report again; if it recurs, use load_report_isolated")
+        status = json.loads(line)["status"]
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            if sig == signal.SIGALRM:
+                raise ReportError(path, f"the report reader did not finish in {timeout:.0f} s")
+            raise ReportError(path, f"the native report reader crashed on this file (signal {sig})",
+                              "the file is corrupt or hostile; re-profile or remove it")
+        if os.WEXITSTATUS(status) != 0:
+            raise ReportError(path, "the native report reader could not read its units and metric types",
+                              REPROFILE)
+        with open(out, encoding="utf-8") as fh:
+            return json.load(fh)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
+        if self.proc.poll() is None:
+            self.proc.kill()
+
+
+_SERVERS: dict[str | None, _AttributeServer] = {}
+_SERVERS_PID = [os.getpid()]
+
+
+def _server(chip: str | None) -> _AttributeServer:
+    """The live server of ``chip`` (started if absent or dead; a forked copy of this
+    process starts its own, the parent's pipes are not its to use)."""
+    with _PROCESS_LOCK:
+        if _SERVERS_PID[0] != os.getpid():
+            _SERVERS.clear()
+            _SERVERS_PID[0] = os.getpid()
+        srv = _SERVERS.get(chip)
+        if srv is None or not srv.alive():
+            srv = _SERVERS[chip] = _AttributeServer(chip)
+        return srv
+
+
+@atexit.register
+def _close_servers() -> None:
+    if _SERVERS_PID[0] == os.getpid():
+        for srv in list(_SERVERS.values()):
+            srv.close()
+        _SERVERS.clear()
+
+
+def _check_launches(path: Path, name: ReportName | None, actions: list, expect_launches: int | None) -> None:
+    """Raise ReportError where the report holds no launch, or not ``expect_launches`` per N."""
     if not actions:
         raise ReportError(path, "holds no kernel launch")
     per_n = len(name.sizes) if name else 1
@@ -251,30 +518,50 @@ def _metric_table(path: Path, name: ReportName | None, actions: list, expect_lau
                                 + (f" per N ({expect_launches * per_n} for the {per_n} sizes of its name)"
                                    if per_n > 1 else ""),
                           "profile with --launch-count 1 and a --kernel-name filter")
+    for launch, _rng, action in actions:
+        if len(action.metric_names()) == 0:
+            raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
+
+
+def _metric_table(path: Path, name: ReportName | None, actions: list,
+                  attributes: Callable[[], list[tuple[list[str], list[int]]]]) -> pd.DataFrame:
+    """The tidy table of ``actions``; ``attributes()``: per launch, the units and metric
+    types of its metrics in sorted-name order (:func:`_attributes`), asked for once the
+    values are read."""
     from ncu_report import IAction
 
     rows: list[tuple] = []
     ident: list[tuple] = []
     seen: dict[tuple, int] = {}
     sizes = launch_sizes(name, [launch for launch, _, _ in actions])
-    for (launch, rng, action), size in zip(actions, sizes):
-        names = action.metric_names()
-        if len(names) == 0:
-            raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
-        kernel = name.kernel if name else action.name()
-        mangled = action.name(IAction.NameBase_MANGLED) or action.name()
-        # the launch's place among those of its kernel at its N (one launch per N: 0)
-        occurrence = seen.get((mangled, size), 0)
-        seen[(mangled, size)] = occurrence + 1
-        first = len(rows)
-        for metric_name in sorted(names):
-            m = action.metric_by_name(metric_name)
-            value, value_str = _metric_value(m)
-            rows.append((kernel, metric_name, launch, value, value_str, m.unit(),
-                         _METRIC_TYPE.get(m.metric_type(), "other"), m.num_instances()))
-        empty = sum(1 for r in rows[first:] if math.isnan(r[3]) and r[4] is None)
-        ident.append((launch, rng, action.name(), action.name(IAction.NameBase_DEMANGLED), mangled, occurrence,
-                      _dims(action, "grid"), _dims(action, "block"), empty > FAILED_SHARE * len(names)))
+    try:
+        for (launch, rng, action), size in zip(actions, sizes):
+            names = sorted(action.metric_names())
+            kernel = name.kernel if name else action.name()
+            mangled = action.name(IAction.NameBase_MANGLED) or action.name()
+            # the launch's place among those of its kernel at its N (one launch per N: 0)
+            occurrence = seen.get((mangled, size), 0)
+            seen[(mangled, size)] = occurrence + 1
+            empty = 0
+            for metric_name in names:
+                m = action.metric_by_name(metric_name)
+                value, value_str = _metric_value(m)
+                empty += math.isnan(value) and value_str is None
+                rows.append((kernel, metric_name, launch, value, value_str, m.num_instances()))
+            ident.append((launch, rng, action.name(), action.name(IAction.NameBase_DEMANGLED), mangled,
+                          occurrence, _dims(action, "grid"), _dims(action, "block"),
+                          empty > FAILED_SHARE * len(names)))
+    except BaseException:
+        with contextlib.suppress(Exception):  # the child's answer is read, so the next report gets its own
+            attributes()
+        raise
+    got = attributes()
+    units = [u for launch_units, _ in got for u in launch_units]
+    types = [_METRIC_TYPE.get(t, "other") for _, launch_types in got for t in launch_types]
+    if len(units) != len(rows) or len(types) != len(rows):
+        raise ReportError(path, f"its units and metric types ({len(units)}) do not match its metrics ({len(rows)})",
+                          REPROFILE)
+    rows = [(*r[:5], u, t, r[5]) for r, u, t in zip(rows, units, types)]
     df = pd.DataFrame(rows, columns=["kernel", "metric", "launch", "value", "value_str", "unit",
                                      "metric_type", "instances"])
     df["precision"] = df["kernel"].map(precision_from_kernel).astype("string")
@@ -330,11 +617,115 @@ def _read(path: str | Path, expect_launches: int | None, *, metrics: bool = True
     path = Path(path)
     name = ReportName.parse(path)
     with _plain_report(path) as plain:
-        actions = list(_actions(_open(path, plain)))
-        _check_named(path, name, actions)
-        table = _metric_table(path, name, actions, expect_launches) if metrics else None
+        # a process that read reports of one chip asks that chip's server at once, so its
+        # child reads while this process opens the report and reads the values
+        likely = _typed_chip() if metrics else None
+        early = _ask(likely, plain, True, early=True) if likely is not None else None
+        try:
+            actions = list(_actions(_open(path, plain)))
+            chip = _chip(actions)
+            plan = _plan(chip) if metrics else None
+            _note_values(chip)
+            _check_named(path, name, actions)
+            table = None
+            if metrics:
+                _check_launches(path, name, actions, expect_launches)
+                attributes = _attributes(path, plain, chip, actions, plan, early)
+                early = None
+                table = _metric_table(path, name, actions, attributes)
+        finally:
+            if early is not None:
+                early.drop()
         inst = _instance_table(path, name, actions, instance_filter) if instances else None
     return table, inst
+
+
+class _Pending:
+    """A request sent to a chip's server: its answer is read once (:meth:`get`) or
+    dropped (:meth:`drop`), so that the next request reads its own."""
+
+    def __init__(self, chip: str | None, srv: _AttributeServer, out: Path, timeout: float) -> None:
+        self.chip, self.srv, self.out, self.timeout, self.done = chip, srv, out, timeout, False
+
+    def get(self, path: Path) -> list:
+        self.done = True
+        try:
+            return self.srv.answer(path, self.out, self.timeout)
+        finally:
+            self.srv.lock.release()
+
+    def get_own(self, path: Path) -> list:
+        """:meth:`get` of a report of the server's chip: the server is warm after it."""
+        got = self.get(path)
+        self.srv.warmed = True
+        return got
+
+    def drop(self) -> None:
+        if not self.done:
+            with contextlib.suppress(ReportError, OSError, ValueError):
+                self.get(Path(self.out))
+
+
+def _ask(chip: str | None, plain: Path, other_only: bool, timeout: float = 600,
+         early: bool = False) -> _Pending | None:
+    """Send the report ``plain`` to the server of ``chip`` (:func:`_serve_attributes`).
+    ``early``: the report's chip is not known yet; sent only to a live server that is
+    already warm (else None), as a server warms with the first report it gets."""
+    if early:
+        with _PROCESS_LOCK:
+            srv = _SERVERS.get(chip) if _SERVERS_PID[0] == os.getpid() else None
+        if srv is None or not srv.warmed or not srv.alive():
+            return None
+    else:
+        srv = _server(chip)
+    out = plain.parent / f"attributes-{'early' if early else 'other' if other_only else 'all'}.json"
+    srv.lock.acquire()
+    try:
+        srv.ask(plain, out, other_only, timeout)
+    except BaseException:
+        srv.lock.release()
+        raise
+    return _Pending(chip, srv, out, timeout)
+
+
+def _typed_chip() -> str | None:
+    """The chip whose reports this process reads with plan ``"typed"`` (:func:`_plan`),
+    the likely plan of its next report: the chip of its first report once it asked for
+    OTHER units; None before, or where that chip is unknown."""
+    with _PROCESS_LOCK:
+        chip = _PROCESS["chip"]
+        return chip if _PROCESS["other_units"] and isinstance(chip, str) else None
+
+
+def _attributes(path: Path, plain: Path, chip: str | None, actions: list, plan: str,
+                early: _Pending | None = None) -> Callable[[], list[tuple[list[str], list[int]]]]:
+    """Start reading the units and metric types of the report's launches, as ``plan``
+    says (:func:`_plan`); the returned function gives them (per launch, in sorted-name
+    order, as :func:`_attribute_lists`), waiting for the child where there is one (which
+    reads while this process reads the values). ``early``: a request sent before the
+    report was opened (used where it went to this chip's server for plan ``"typed"``,
+    dropped otherwise).
+
+    Raises (from the returned function): ReportError where the child crashed, hung
+    (600 s) or ended, naming the file."""
+    acts = [a for _, _, a in actions]
+    if early is not None and (plan != "typed" or early.chip != chip):
+        early.drop()
+        early = None
+    if plan == "here":
+        got = _attribute_lists(acts)
+        return lambda: got
+    pending = early or _ask(chip, plain, plan == "typed")
+
+    def result() -> list[tuple[list[str], list[int]]]:
+        got = pending.get_own(path)
+        if plan == "child":
+            return [(u, t) for u, t in got]
+        # counters, ratios and throughputs: their unit from this process, which holds the chip's definitions
+        return [([u if u is not None else a.metric_by_name(n).unit() for u, n in zip(units, sorted(a.metric_names()))],
+                 types) for a, (units, types) in zip(acts, got)]
+
+    return result
 
 
 def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.DataFrame:
@@ -365,17 +756,23 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
         ``block`` (``"x,y,z"`` or NA), ``profiling_failed`` (bool: more than
         :data:`FAILED_SHARE` of the launch's metrics have no value).
 
-    Units are those ncu_report gives for this report; across Nsight Compute versions in
-    one process they can depend on what was read before (the native reader keeps metric
-    definitions between reports; docs/robustness.md, fault 6). To read reports of several
-    versions, give each a process of its own: :func:`load_report_isolated`, or
-    :func:`analysis.parse.parse_reports` with ``isolate=True`` (what the workflow does for
-    a set that names no single version).
+    ``unit`` and ``metric_type`` do not depend on what the process read before, neither
+    the order of the metrics nor other reports (of any GPU or Nsight Compute version): each
+    is what ncu_report gives for this report in a process that read nothing else. Unit:
+    the one ncu_report gives the metric when it is the first unit the process asks for
+    (found so for every metric of the 56 reports of ``foreign-reports`` and of this
+    project's reports, but for ``sass__inst_executed_register_spilling_mem_{local,shared}``
+    of the H200 reports: ``inst``, as the other instruction counts, where alone it gets
+    ``byte``). The first report a process reads is read in the process; units and types
+    of later ones come from a child process per report, forked from a server process per
+    GPU chip that this module starts (about 0.04 s more a report; docs/robustness.md,
+    fault 6). Values are read here either way and do not depend on any of it.
 
     Raises:
         ReportError: missing, empty, truncated, corrupt or non-report file; a launch with
             no metrics; a launch count other than ``expect_launches`` per N, or than the
-            sizes the name gives. The message names the file and the cause.
+            sizes the name gives; the process reading units and metric types crashed,
+            hung (600 s) or ended. The message names the file and the cause.
     """
     return _read(path, expect_launches)[0]
 
@@ -421,7 +818,10 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
 
 def _main(argv: list[str]) -> int:
     """Child side of :func:`load_report_isolated`:
-    ``python -m analysis.ncu REPORT OUTDIR N|any [all|opcode]``."""
+    ``python -m analysis.ncu REPORT OUTDIR N|any [all|opcode]``; or the server of
+    :func:`_serve_attributes`: ``python -m analysis.ncu --attribute-server [--no-warm]``."""
+    if argv[:1] == ["--attribute-server"]:
+        return _serve_attributes(warm="--no-warm" not in argv)
     path, out, expect, *which = argv
     only = OPCODE_INSTANCES if which == ["opcode"] else None
     try:
@@ -454,6 +854,7 @@ def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.Dat
     name = ReportName.parse(path)
     with _plain_report(path) as plain:
         actions = list(_actions(_open(path, plain)))
+        _note_values(_chip(actions))
         _check_named(path, name, actions)
         return _instance_table(path, name, actions, metrics)
 
