@@ -5,7 +5,7 @@ pandas DataFrame, one row per launch x metric). The readers are imported on firs
 so that importing a light submodule (the Snakefile does at start-up) does not import pandas.
 """
 
-from .errors import AnalysisError, CheckFailedError, ConfigError, ReportError, ToolNotFoundError
+from analysis.errors import AnalysisError, CheckFailedError, ConfigError, ReportError, ToolNotFoundError
 
 __all__ = ["load_report", "load_instances", "AnalysisError", "ReportError", "CheckFailedError",
            "ConfigError", "ToolNotFoundError"]
@@ -13,7 +13,7 @@ __all__ = ["load_report", "load_instances", "AnalysisError", "ReportError", "Che
 
 def __getattr__(name: str):
     if name in ("load_report", "load_instances"):
-        from . import ncu
+        from analysis import ncu
 
         return getattr(ncu, name)
     raise AttributeError(f"module 'analysis' has no attribute {name!r}")

@@ -12,7 +12,7 @@ that its own code runs):
 3. One report added to the default set (a copy of one of its reports as a repeat,
    ``{kernel}_n{N}_r1``) and ``snakemake --cores 1`` again: wall time, and how many
    reports the parse job read (the others come from its cache).
-4. Report parsing: :func:`analysis.parse.parse_reports` on every report of the default
+4. Report parsing: :func:`analysis.reports.parse.parse_reports` on every report of the default
    set with one worker process and no cache, reports per second.
 5. The README's test command, ``pytest``, wall time and its summary line.
 """
@@ -31,8 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from .io import atomic_path
-from .names import ReportName
+from analysis.io import atomic_path
+from analysis.names import ReportName
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SET = "h200_580.159.04_ncu2025.3.1"
@@ -89,7 +89,7 @@ def _stage_times(root: Path) -> dict[str, tuple[int, float]]:
 
 
 def _parse_rate(root: Path) -> tuple[int, float]:
-    code = ("import glob, time\nfrom analysis.parse import parse_reports\n"
+    code = ("import glob, time\nfrom analysis.reports.parse import parse_reports\n"
             "if __name__ == '__main__':\n"
             f"    ps = sorted(glob.glob('profiles/{DEFAULT_SET}/reports/*.ncu-rep.xz'))\n"
             "    t = time.perf_counter(); got = parse_reports(ps, None, workers=1)\n"

@@ -34,3 +34,12 @@ class CheckFailedError(AnalysisError):
 
 class ConfigError(AnalysisError):
     """The workflow configuration or a requested (kernel, N, architecture) is invalid."""
+
+
+class SetFileError(AnalysisError):
+    """A file of a profile set is missing what it must hold; the message names the file,
+    the place and the fix."""
+
+    def __init__(self, path: object, cause: str, fix: str) -> None:
+        self.path, self.cause, self.fix = str(path), cause, fix
+        super().__init__(f"{path}: {cause} ({fix})")

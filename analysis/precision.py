@@ -58,5 +58,5 @@ def precision_of(name: str) -> Precision:
 
 
 #: The vendor library GEMM each precision is measured against, by its references.csv name
-#: (analysis.references): cuBLAS FP16 and cuBLASLt INT8. cuBLAS and cuBLASLt have no INT4 GEMM.
+#: (analysis.gpu.references): cuBLAS FP16 and cuBLASLt INT8. cuBLAS and cuBLASLt have no INT4 GEMM.
 LIBRARY_NAMES = {"fp16": "cublas_fp16", "int8": "cublaslt_int8"}

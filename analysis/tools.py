@@ -15,7 +15,7 @@ import subprocess
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import ToolNotFoundError
+from analysis.errors import ToolNotFoundError
 
 _INSTALL_HINT = {
     "nvcc": "pip install nvidia-cuda-nvcc nvidia-cuda-crt nvidia-cuda-cccl nvidia-cuda-runtime",

@@ -8,33 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError, ToolNotFoundError
-from .gpu import GpuInfo, detect_gpu, profile_set_name
-from .harness import TMA_SWIZZLES, Tiling
-from .names import ReportName, report_stem
-from .precision import precision_of
-from .tools import find_tool, ncu_version
-
-
-def tiling_from_config(config: dict, kernel: str | None = None) -> Tiling:
-    """The Tiling a kernel is built and launched with: the config's ``tiling`` block,
-    overridden by ``kernel``'s own registry entry where it sets ``stages`` or a ``tiling``
-    block of its own (any of block_m, block_n, block_k_bytes, warps_m, warps_n, stages,
-    raster, smem_bytes); with no kernel, the config's ``tiling`` block alone.
-
-    Its ``defines()`` are the kernel's nvcc flags (rule build); its ``grid()``,
-    ``threads`` and ``smem_bytes`` the launch the harness makes (rules check_time,
-    sanitize_kernel and profile)."""
-    t = dict(config["tiling"])
-    if kernel is not None:
-        spec = config["kernels"][kernel]
-        if "stages" in spec:
-            t["stages"] = spec["stages"]
-        t.update(spec.get("tiling") or {})
-        specific = [a for a in spec["archs"] if a.endswith("a")]
-        if specific:
-            t["arch"] = specific[0]
-    return Tiling(**t)
+from analysis.errors import ConfigError, ToolNotFoundError
+from analysis.gpu.config import kernel_options, tiling_from_config  # noqa: F401 (the rules call them here)
+from analysis.gpu.device import GpuInfo, LocalGpu, detect_gpu, profile_set_name  # noqa: F401
+from analysis.gpu.harness import TMA_SWIZZLES
+from analysis.names import ReportName, report_stem
+from analysis.precision import precision_of
+from analysis.tools import find_tool, ncu_version
 
 
 def arch_family(arch: str) -> str:
@@ -65,15 +45,6 @@ def skipped_for_arch(kernels: dict, gpu_arch: str) -> list[str]:
             "(wgmma/setmaxnreg exist on compute capability 9.0 only)"
             for name, spec in kernels.items()
             if kernel_target(gpu_arch, spec["archs"]) is None and any(a.endswith("a") for a in spec["archs"])]
-
-
-def kernel_options(spec: dict) -> dict:
-    """The harness options a registry entry sets beyond precision and tiling:
-    ``accumulator``, ``b_layout`` and ``tma`` where the entry gives them other than the
-    defaults (None, ``col``, False), as keyword arguments of :func:`analysis.harness.command` and
-    :func:`analysis.harness.check_and_time`."""
-    defaults = {"accumulator": None, "b_layout": "col", "tma": False}
-    return {key: spec[key] for key in defaults if spec.get(key, defaults[key]) != defaults[key]}
 
 
 #: Most shared memory one block may use, static plus dynamic, in bytes, per architecture
@@ -146,14 +117,6 @@ def check_config(config: dict, kernel_dir: Path) -> None:
                 tiling.check_shape(name, prec, n, n, n)
             except ConfigError as exc:
                 raise ConfigError(f"config sizes: N={n} (M = N = K) cannot run: {exc}") from None
-
-
-@dataclass(frozen=True)
-class LocalGpu:
-    """The GPU this run profiles, and the profile set its reports go to."""
-
-    info: GpuInfo
-    set_name: str
 
 
 def local_gpu(config: dict) -> tuple[LocalGpu | None, str | None]:

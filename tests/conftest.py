@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.gpu import detect_gpu
+from analysis.gpu.device import detect_gpu
 from analysis.ncu import ReportName
-from analysis.parse import parse_reports
+from analysis.reports.parse import parse_reports
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SET = "h200_580.159.04_ncu2025.3.1"
@@ -51,7 +51,7 @@ def timings() -> pd.DataFrame:
 @pytest.fixture(scope="session")
 def parsed_set():
     """Every committed report of the default set, read once as the workflow reads it
-    (analysis.parse: a pool of reader processes, one per core)."""
+    (analysis.reports.parse: a pool of reader processes, one per core)."""
     got = parse_reports(REPORTS, workers=os.cpu_count() or 1)
     got.raise_errors(DEFAULT_SET)
     return got
@@ -60,7 +60,7 @@ def parsed_set():
 @pytest.fixture(scope="session")
 def other_set() -> tuple[pd.DataFrame, pd.DataFrame]:
     """The committed nvcc 13.5 set: (set table, per-opcode instances), read once."""
-    from analysis.tables import set_table
+    from analysis.reports.tables import set_table
 
     d = REPO / "profiles" / f"{DEFAULT_SET}_nvcc13.5"
     got = parse_reports(sorted((d / "reports").glob("*.ncu-rep.xz")), workers=os.cpu_count() or 1)
@@ -90,7 +90,7 @@ def small_report() -> Path:
 @pytest.fixture(scope="session")
 def table(report_tables, set_metadata):
     """The default set's long table, built from the committed reports."""
-    from analysis.tables import set_table
+    from analysis.reports.tables import set_table
 
     return set_table(list(report_tables.values()), DEFAULT_SET, set_metadata)
 
@@ -98,7 +98,7 @@ def table(report_tables, set_metadata):
 @pytest.fixture(scope="session")
 def summ(table, report_instances, timings):
     """The default set's summary (one row per kernel and N), as the workflow builds it."""
-    from analysis.tables import summary
+    from analysis.reports.tables import summary
 
     return summary(table, report_instances, timings)
 

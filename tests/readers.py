@@ -6,7 +6,7 @@ import os
 import signal
 import time
 
-from analysis.parse import _read_one
+from analysis.reports.parse import _read_one
 
 
 def crash_on_n1024(path: str, expect_launches):

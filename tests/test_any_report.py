@@ -10,13 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import figures
-from analysis.compare import compare_sets, status_counts
-from analysis.importing import import_plan, import_report, import_stem
+from analysis.study import figures
+from analysis.compare.diff import compare_sets, status_counts
+from analysis.reports.importing import import_plan, import_report, import_stem
 from analysis.ncu import load_report
-from analysis.parse import parse_reports
-from analysis.schemas import validate_set, validate_summary
-from analysis.tables import set_table, summary
+from analysis.reports.parse import parse_reports
+from analysis.reports.schemas import validate_set, validate_summary
+from analysis.reports.tables import set_table, summary
 from analysis.workflow import committed_sets, set_reports
 
 from .conftest import REPO
@@ -160,7 +160,7 @@ def test_import_refuses_two_files_with_one_name(tmp_path):
 
 def test_import_never_changes_a_measured_set_or_a_report_it_holds(tmp_path):
     from analysis.errors import ConfigError
-    from analysis.importing import check_import_target
+    from analysis.reports.importing import check_import_target
 
     src = tmp_path / "src"
     src.mkdir()

@@ -20,16 +20,16 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 import analysis
-from analysis import figures
+from analysis.study import figures
 from analysis.errors import AnalysisError, ConfigError, ReportError, ToolNotFoundError
 from analysis.ncu import _run_reader, load_instances, load_report, load_report_isolated
-from analysis.schemas import (
+from analysis.reports.schemas import (
     SchemaError,
     validate_references,
     validate_summary,
     validate_tidy,
 )
-from analysis.tables import set_table, summary
+from analysis.reports.tables import set_table, summary
 
 from .conftest import REPO, SET_DIR
 
@@ -193,7 +193,7 @@ def test_smaller_section_set_still_plots_and_says_what_is_missing(tmp_path):
 
 def test_missing_ncu_on_a_gpu_machine_is_one_line(monkeypatch):
     from analysis import workflow
-    from analysis.gpu import GpuInfo
+    from analysis.gpu.device import GpuInfo
 
     monkeypatch.setattr(workflow, "detect_gpu", lambda: GpuInfo("NVIDIA H200", "9.0", "sm_90", "580", "13.0"))
     gpu, note = workflow.local_gpu({"gpu": "auto", "tools": {"ncu": "/nonexistent/ncu"}})
@@ -229,8 +229,8 @@ def _fake_ncu(tmp_path: Path, text: str, code: int) -> Path:
 
 
 def test_counter_permission_error_explains_the_fix(tmp_path):
-    from analysis.harness import Tiling
-    from analysis.profile import profile_kernel
+    from analysis.gpu.harness import Tiling
+    from analysis.gpu.profile import profile_kernel
 
     ncu = _fake_ncu(tmp_path, "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission", 1)
     out = tmp_path / "int8_wmma_n512.ncu-rep.xz"
@@ -241,8 +241,8 @@ def test_counter_permission_error_explains_the_fix(tmp_path):
 
 
 def test_failed_profile_leaves_no_report(tmp_path):
-    from analysis.harness import Tiling
-    from analysis.profile import profile_kernel
+    from analysis.gpu.harness import Tiling
+    from analysis.gpu.profile import profile_kernel
 
     ncu = _fake_ncu(tmp_path, "==ERROR== The application returned an error code (1).", 1)
     out = tmp_path / "int8_wmma_n512.ncu-rep.xz"
@@ -256,7 +256,7 @@ def test_compressed_report_reads_as_the_plain_one(tmp_path):
     """The compress_report job's xz file holds the plain report byte for byte, and reads
     to the same table; a missing or empty plain report is refused naming the file."""
     from analysis.ncu import load_report
-    from analysis.profile import compress_report
+    from analysis.gpu.profile import compress_report
 
     plain = tmp_path / "add_n1024.ncu-rep"
     plain.write_bytes(lzma.decompress((REPO / "tests" / "data" / "add_n1024.ncu-rep.xz").read_bytes()))
@@ -287,9 +287,9 @@ def test_set_metadata_records_the_kernels_own_tilings(tmp_path, config):
     import json
     from dataclasses import asdict
 
-    from analysis.gpu import GpuInfo
-    from analysis.profile import write_set_metadata
-    from analysis.setfiles import read_metadata
+    from analysis.gpu.device import GpuInfo
+    from analysis.gpu.profile import write_set_metadata
+    from analysis.reports.setfiles import read_metadata
     from analysis.workflow import tiling_from_config
 
     ncu = _fake_ncu(tmp_path, "", 0)
@@ -460,7 +460,7 @@ def test_summary_schema_keeps_and_flags_occupancy_above_100(report_tables, repor
                                                             set_metadata):
     """An occupancy above 100 % (a real report gave 104.7 %) was refused by the schema and
     lost the set's tables; it is kept and flagged instead (the edit stands for such a row)."""
-    from analysis.tables import range_flags
+    from analysis.reports.tables import range_flags
 
     t = set_table([report_tables[k] for k in list(report_tables)[:2]], "x", set_metadata)
     s = summary(t, report_instances, timings)
@@ -566,8 +566,8 @@ NCU_OUTPUT = REPO / "tests" / "data" / "ncu_output"
 def test_ncu_error_comes_first_even_after_a_long_traceback(tmp_path):
     """ncu 2025.3.1 printed its ==ERROR== after the profiled program's 17-line traceback and
     before a 30-line metric listing: the error still leads the message."""
-    from analysis.harness import Tiling
-    from analysis.profile import profile_kernel
+    from analysis.gpu.harness import Tiling
+    from analysis.gpu.profile import profile_kernel
 
     real = NCU_OUTPUT / "error_metric_traceback.txt"
     exe = tmp_path / "ncu"
@@ -586,7 +586,7 @@ def test_ncu_error_comes_first_even_after_a_long_traceback(tmp_path):
 
 @pytest.mark.parametrize("name", ["error_section.txt", "error_metric_traceback.txt", "add_full.txt"])
 def test_ncu_failure_keeps_every_error_and_warning_line(name):
-    from analysis.profile import ncu_failure
+    from analysis.gpu.profile import ncu_failure
 
     text = (NCU_OUTPUT / name).read_text()
     msg = ncu_failure(text).splitlines()

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analysis.build import build_kernel, compile_cubin, parse_ptxas
+from analysis.gpu.build import build_kernel, compile_cubin, parse_ptxas
 from analysis.errors import AnalysisError
-from analysis.harness import Tiling
+from analysis.gpu.harness import Tiling
 from analysis.workflow import tiling_from_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -161,7 +161,7 @@ PRECISION = {k: spec["precision"] for k, spec in CONFIG_KERNELS.items()}
 def test_static_mix_flags_emulated_int4(built, arch):
     """sm_89 has IMMA.8832.S4; sm_90 has no S4 tensor instruction, so int4_wmma is emulated
     there, with more integer ALU instructions than on sm_89."""
-    from analysis.sass import instruction_mix, operand_type, tensor_summary
+    from analysis.study.sass import instruction_mix, operand_type, tensor_summary
 
     rows = {}
     for kernel in KERNELS:
@@ -188,7 +188,7 @@ def test_static_mix_flags_emulated_int4(built, arch):
 def test_never_executed_fillers_are_not_counted(built):
     """The LDS RZ, [RZ] guarded by @!PT that follow LDGSTS in the real sm_90 build never run:
     they are counted as dead, not as shared loads."""
-    from analysis.sass import instruction_mix, parse_sass
+    from analysis.study.sass import instruction_mix, parse_sass
 
     sass = built[("int8_ptx_mma_k32", "sm_90")][1]
     dead = [i for i in parse_sass(sass) if not i.live]
@@ -234,7 +234,7 @@ def test_tuned_tile_shape_changes_the_code(tmp_path):
     instructions per K tile: the tiling is a build parameter, not a constant of the file."""
     import dataclasses
 
-    from analysis.tune import smem_bytes
+    from analysis.gpu.tune import smem_bytes
 
     base = tiling_from_config(CONFIG, "int8_ptx_tuned")
     other = dataclasses.replace(base, block_k_bytes=2 * base.block_k_bytes, stages=3)

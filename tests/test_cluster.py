@@ -1,4 +1,4 @@
-"""analysis.cluster: node descriptions of a cluster's GPU partition and the node check."""
+"""analysis.gpu.cluster: node descriptions of a cluster's GPU partition and the node check."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from analysis.cluster import check_node, describe_node, main, node_gpu, read_node
+from analysis.gpu.cluster import check_node, describe_node, main, node_gpu, read_node
 from analysis.errors import AnalysisError
-from analysis.gpu import detect_gpu
+from analysis.gpu.device import detect_gpu
 
 H100 = {"host": "gpu01", "gpu": {"name": "NVIDIA H100 80GB HBM3", "cc": "9.0", "arch": "sm_90",
                                  "driver": "570.86.15", "cuda_driver": "12.8"},

@@ -1,4 +1,4 @@
-"""The comparison headline (analysis.compare_figures) drawn from diffs of real reports: other
+"""The comparison headline (analysis.compare.figures) drawn from diffs of real reports: other
 people's (the foreign-reports folder) and the H200 test reports of tests/data (templates,
 401 launches). Each test checks what the drawn figure shows: column order and labels, the
 values in the cells, the PNG's width and the colour scale."""
@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 from matplotlib.patches import Rectangle
 
-from analysis.compare import compare_sets
-from analysis.compare_figures import HEADLINE, MAX_COLUMNS, headline_figure
-from analysis.figures import overlaps, save
-from analysis.parse import parse_reports
-from analysis.tables import set_table
+from analysis.compare.diff import compare_sets
+from analysis.compare.figures import HEADLINE, MAX_COLUMNS, headline_figure
+from analysis.study.figures import overlaps, save
+from analysis.reports.parse import parse_reports
+from analysis.reports.tables import set_table
 
 from .conftest import REPO
 

@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from analysis.compare import compare_sets, metadata_side_by_side, versions_from_table
-from analysis.parse import parse_reports, write_set_tables
+from analysis.compare.diff import compare_sets, metadata_side_by_side, versions_from_table
+from analysis.reports.parse import parse_reports, write_set_tables
 
 from .conftest import REPO
 
@@ -117,8 +117,8 @@ def test_one_library_kernel_on_two_gpus_is_matched_launch_to_launch(sgemm):
 def test_statuses_count_one_sided_rows_by_reason(sgemm):
     """Kind 9: one-sided rows of a cross-version pair are counted by why they are one-sided
     (a version difference apart from real gaps), and the reasons add up to the status."""
-    from analysis.compare import status_counts
-    from analysis.renames import one_sided_reasons, reason_counts
+    from analysis.compare.diff import status_counts
+    from analysis.compare.renames import one_sided_reasons, reason_counts
 
     a100, a10g = sgemm
     d = compare_sets(a100, a10g)

@@ -9,13 +9,14 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from analysis import figures, study
-from analysis import study_figures as sf
-from analysis.compare import compare_sets, headline_figure
-from analysis.figures import overlaps
-from analysis.sass import mix_figure
+from analysis.study import claims as study
+from analysis.study import figures
+from analysis.study import plots as sf
+from analysis.compare.diff import compare_sets, headline_figure
+from analysis.study.figures import overlaps
+from analysis.study.sass import mix_figure
 from analysis.style import kernel_styles, registry
-from analysis.tables import summary
+from analysis.reports.tables import summary
 
 from .conftest import DEFAULT_SET, REPO
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis.parse import parse_reports
-from analysis.schemas import SchemaError, validate_summary
-from analysis.tables import NOMINAL_RANGES, range_flags, set_table, summary
+from analysis.reports.parse import parse_reports
+from analysis.reports.schemas import SchemaError, validate_summary
+from analysis.reports.tables import NOMINAL_RANGES, range_flags, set_table, summary
 
 #: LakshyaSingh354/CudaCode, GTX 1660 SUPER, ncu 2024.1.1: two launches of dot-product
 #: kernels; launch 1 gives an L2 write hit rate of 102.68 %.

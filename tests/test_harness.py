@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from analysis.errors import ConfigError
-from analysis.harness import GemmRunner, Tiling, check_and_time, compare, make_inputs, sample_rows
+from analysis.gpu.harness import GemmRunner, Tiling, check_and_time, compare, make_inputs, sample_rows
 from analysis.precision import PRECISIONS
 from analysis.workflow import kernel_options
 
@@ -108,7 +108,7 @@ def test_kernel_options_only_beyond_defaults():
 
 
 def test_command_carries_kernel_options():
-    from analysis.harness import command
+    from analysis.gpu.harness import command
 
     cmd = command("check-time", "k.cubin", "k", "int4", 512, Tiling(), b_layout="row", accumulator=None)
     assert cmd[-2:] == ["--b-layout", "row"] and "--accumulator" not in cmd
@@ -118,7 +118,7 @@ def test_several_n_need_a_record_per_n():
     """check-time over several N writes one record per N ({n} in --out); profile mode
     takes several N (one profiled launch each) but writes no record; an N given twice is
     refused in either mode. Refused before any GPU work."""
-    from analysis.harness import command
+    from analysis.gpu.harness import command
 
     cmd = command("check-time", "k.cubin", "int8_wmma", "int8", [512, 1024], Tiling(), out="r_n{n}.json")
     assert cmd[cmd.index("--n") + 1: cmd.index("--n") + 3] == ["512", "1024"]
@@ -129,7 +129,7 @@ def test_several_n_need_a_record_per_n():
             ("profile", ["1024", "1024"], [], 2, "an N given twice"),
             ("profile", ["512", "100"], [], 1, "M=100 is not a positive multiple"),
             ("check-time", ["512", "0"], ["--out", "r_n{n}.json"], 1, "M=0 is not a positive multiple")):
-        proc = subprocess.run([sys.executable, "-m", "analysis.harness", mode, "--cubin", "absent.cubin",
+        proc = subprocess.run([sys.executable, "-m", "analysis.gpu.harness", mode, "--cubin", "absent.cubin",
                                "--kernel", "int8_wmma", "--precision", "int8", "--n", *ns, *out],
                               capture_output=True, text=True, cwd=REPO)
         assert proc.returncode == code and why in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
@@ -138,11 +138,11 @@ def test_several_n_need_a_record_per_n():
 
 def test_no_gpu_is_one_line_not_a_traceback():
     """Without a GPU and driver the harness says so in one line (on a GPU machine: skipped)."""
-    from analysis.gpu import detect_gpu
+    from analysis.gpu.device import detect_gpu
 
     if detect_gpu() is not None:
         pytest.skip("this machine has a GPU")
-    proc = subprocess.run([sys.executable, "-m", "analysis.harness", "check-time", "--cubin", "absent.cubin",
+    proc = subprocess.run([sys.executable, "-m", "analysis.gpu.harness", "check-time", "--cubin", "absent.cubin",
                            "--kernel", "int8_wmma", "--precision", "int8", "--n", "512"],
                           capture_output=True, text=True, cwd=REPO)
     assert proc.returncode == 1 and proc.stderr.startswith("error: no NVIDIA GPU with a working driver")
@@ -152,7 +152,7 @@ def test_no_gpu_is_one_line_not_a_traceback():
 @pytest.mark.gpu
 def test_one_process_checks_every_n(gpu_cubins, tmp_path):
     """The workflow's check_time job: several N in one process, one record per N."""
-    subprocess.run([sys.executable, "-m", "analysis.harness", "check-time", "--cubin",
+    subprocess.run([sys.executable, "-m", "analysis.gpu.harness", "check-time", "--cubin",
                     str(gpu_cubins / "int8_wmma.cubin"), "--kernel", "int8_wmma", "--precision", "int8",
                     "--n", "512", "1024", "--repeats", "5", "--out", str(tmp_path / "r_n{n}.json")],
                    check=True, cwd=REPO)
@@ -201,8 +201,8 @@ OPTIONS = {k: kernel_options(spec) for k, spec in _config()["kernels"].items()}
 
 @pytest.fixture(scope="module")
 def gpu_cubins(tmp_path_factory):
-    from analysis.build import compile_cubin
-    from analysis.gpu import detect_gpu
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
 
     arch = detect_gpu().arch
     out = tmp_path_factory.mktemp("cubins")
@@ -278,7 +278,7 @@ def test_wrong_launch_fails_the_check(gpu_cubins):
 @pytest.mark.gpu
 def test_failing_kernel_writes_no_record(gpu_cubins, tmp_path):
     out = tmp_path / "rec.json"
-    proc = subprocess.run([sys.executable, "-m", "analysis.harness", "check-time", "--cubin",
+    proc = subprocess.run([sys.executable, "-m", "analysis.gpu.harness", "check-time", "--cubin",
                            str(gpu_cubins / "int8_wmma.cubin"), "--kernel", "int8_wmma", "--precision", "int8",
                            "--n", "512", "--tiling", "64,64,64,4,2,2", "--out", str(out)],
                           capture_output=True, text=True, cwd=REPO)
@@ -289,7 +289,7 @@ def test_failing_kernel_writes_no_record(gpu_cubins, tmp_path):
 @pytest.mark.gpu
 def test_check_and_time_record_is_json(gpu_cubins, tmp_path):
     out = tmp_path / "rec.json"
-    subprocess.run([sys.executable, "-m", "analysis.harness", "check-time", "--cubin",
+    subprocess.run([sys.executable, "-m", "analysis.gpu.harness", "check-time", "--cubin",
                     str(gpu_cubins / "int4_wmma.cubin"), "--kernel", "int4_wmma", "--precision", "int4",
                     "--n", "1024", "--repeats", "7", "--out", str(out)], check=True, cwd=REPO)
     rec = json.loads(out.read_text())
@@ -304,7 +304,7 @@ def test_profile_writes_a_readable_report(gpu_cubins, tmp_path):
     one checked launch per N, in order (the grid of each is the tiling's at its N)."""
     from analysis.errors import ToolNotFoundError
     from analysis.ncu import load_report
-    from analysis.profile import profile_kernel
+    from analysis.gpu.profile import profile_kernel
     from analysis.tools import find_tool
 
     try:
@@ -323,7 +323,7 @@ def test_profile_writes_a_readable_report(gpu_cubins, tmp_path):
 def test_float64_reference_on_the_gpu_equals_numpy():
     """The GPU path of matmul_f64 (CuPy) gives NumPy's integer results exactly."""
     pytest.importorskip("cupy")
-    from analysis.harness import matmul_f64
+    from analysis.gpu.harness import matmul_f64
 
     rng = np.random.default_rng(11)
     a = rng.integers(-128, 128, size=(320, 4096)).astype(np.float64)
@@ -335,9 +335,9 @@ def test_float64_reference_on_the_gpu_equals_numpy():
 def test_references_measure_ceilings_and_libraries(tmp_path):
     """The ceiling kernels and the copy run and give positive rates in their units; the
     library GEMMs (where PyTorch is installed) pass their sampled check at N = 512."""
-    from analysis.build import compile_cubin
-    from analysis.gpu import detect_gpu
-    from analysis.references import PEAK_KERNELS, ceilings, library_gemms
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
+    from analysis.gpu.references import PEAK_KERNELS, ceilings, library_gemms
 
     cubin = tmp_path / "mma_peak.cubin"
     compile_cubin(REPO / "kernels" / "ceilings" / "mma_peak.cu", "peak_mma_m16n8k16_f16_f32", detect_gpu().arch,

@@ -10,10 +10,10 @@ import shutil
 import pandas as pd
 import pytest
 
-from analysis.compare import MATCHED_BY, compare_sets, match_launches, metric_table
-from analysis.importing import import_stem
-from analysis.parse import parse_reports
-from analysis.tables import set_table
+from analysis.compare.diff import MATCHED_BY, compare_sets, match_launches, metric_table
+from analysis.reports.importing import import_stem
+from analysis.reports.parse import parse_reports
+from analysis.reports.tables import set_table
 
 #: AveryClapp/ESMM-Research: one SGEMM program profiled at several commits (ncu 2023.1.1,
 #: A10G); each report holds the kernels basic, gmem_coalesce, smem_blocking, ...

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import figures
-from analysis.parse import parse_reports
-from analysis.schemas import validate_summary
-from analysis.tables import set_table, summary
+from analysis.study import figures
+from analysis.reports.parse import parse_reports
+from analysis.reports.schemas import validate_summary
+from analysis.reports.tables import set_table, summary
 
 from .conftest import REPO
 

@@ -1,4 +1,4 @@
-"""Importing reports (analysis.importing) on other people's reports: an .xz report is kept
+"""Importing reports (analysis.reports.importing) on other people's reports: an .xz report is kept
 byte for byte once checked whole, with the reader's own decisions on damaged files, a
 plain one is compressed at the chosen preset, and an import job loads neither pandas nor
 the native reader (their import cost 0.4-0.6 s per job)."""
@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from analysis.errors import ReportError
-from analysis.importing import PRESET, copy_checked_xz, import_report
+from analysis.reports.importing import PRESET, copy_checked_xz, import_report
 from analysis.ncu import _xz_decompress_strict
 
 from .conftest import REPO
@@ -77,10 +77,10 @@ def test_a_plain_report_is_compressed_at_the_chosen_preset(foreign_dir, tmp_path
 
 
 def test_an_import_job_loads_neither_pandas_nor_the_reader(foreign_dir, tmp_path):
-    """What rule import_report runs, once per report: python -m analysis.importing SRC DST."""
+    """What rule import_report runs, once per report: python -m analysis.reports.importing SRC DST."""
     src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
-    probe = ("import runpy, sys; sys.argv = ['analysis.importing', sys.argv[1], sys.argv[2]]\n"
-             "try:\n    runpy.run_module('analysis.importing', run_name='__main__')\n"
+    probe = ("import runpy, sys; sys.argv = ['analysis.reports.importing', sys.argv[1], sys.argv[2]]\n"
+             "try:\n    runpy.run_module('analysis.reports.importing', run_name='__main__')\n"
              "except SystemExit as e:\n    assert e.code == 0, e.code\n"
              "print(sorted(m for m in ('pandas', 'numpy', 'ncu_report', 'analysis.ncu') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe, str(src), str(tmp_path / "r.ncu-rep.xz")], cwd=REPO,
@@ -94,7 +94,7 @@ def test_an_import_job_names_a_damaged_file(foreign_dir, tmp_path, damage):
     good = (foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz").read_bytes()
     src = tmp_path / "bad.ncu-rep.xz"
     src.write_bytes(good[:-100] if damage == "cut" else good + b"junk")
-    proc = subprocess.run([sys.executable, "-m", "analysis.importing", str(src), str(tmp_path / "out.ncu-rep.xz")],
+    proc = subprocess.run([sys.executable, "-m", "analysis.reports.importing", str(src), str(tmp_path / "out.ncu-rep.xz")],
                           cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 1 and str(src) in proc.stderr
     assert ("not a complete xz stream" if damage == "cut" else "4 bytes after the end of the xz stream") in proc.stderr

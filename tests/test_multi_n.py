@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from analysis.errors import ReportError
-from analysis.harness import Tiling
+from analysis.gpu.harness import Tiling
 from analysis.names import ReportName
 from analysis.ncu import load_instances, load_report
 
@@ -103,8 +103,8 @@ def test_names_with_a_zero_or_a_leading_zero_are_not_ours(tmp_path):
 @pytest.fixture(scope="module")
 def multi_set():
     """The test set read as the workflow reads a set: (set table, instances)."""
-    from analysis.parse import parse_reports
-    from analysis.tables import set_table
+    from analysis.reports.parse import parse_reports
+    from analysis.reports.tables import set_table
 
     got = parse_reports(sorted((MULTI / "reports").glob("*.ncu-rep.xz")), workers=2, expect_launches=1)
     got.raise_errors(MULTI.name)
@@ -116,7 +116,7 @@ def test_compared_launch_by_launch_with_a_set_of_one_report_per_n(multi_set, tab
     """Against the default set (one report per N), each launch of a report per kernel meets
     the report of its kernel and N: int8_wmma's and fp16_wmma's instruction counts unchanged
     at every N, no row of theirs only on one side."""
-    from analysis.compare import compare_sets
+    from analysis.compare.diff import compare_sets
 
     diff = compare_sets(table, multi_set[0])
     mine = diff[diff["kernel"].isin(["int8_wmma", "fp16_wmma"])]
@@ -130,7 +130,7 @@ def test_compared_launch_by_launch_with_a_set_of_one_report_per_n(multi_set, tab
 def test_event_timings_reach_every_launch_of_the_set(multi_set):
     """The set's summary gives each launch of a one-report-per-kernel set its event timing
     (the timings.csv row of its kernel and N), so its rates are those of timings.csv."""
-    from analysis.tables import summary
+    from analysis.reports.tables import summary
 
     timings = pd.read_csv(MULTI / "timings.csv")
     summ = summary(*multi_set, timings)
@@ -146,7 +146,7 @@ def test_a_kernel_and_n_in_two_reports_of_a_set_is_refused(multi_set, table):
     summary refuses the set, naming the kernel, N and both reports, instead of counting the
     launches twice."""
     from analysis.errors import AnalysisError
-    from analysis.tables import summary
+    from analysis.reports.tables import summary
 
     both = pd.concat([table, multi_set[0][multi_set[0]["kernel"] == "fp16_wmma"].assign(set=table["set"].iloc[0])],
                      ignore_index=True)

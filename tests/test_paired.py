@@ -1,4 +1,4 @@
-"""Kernels timed in pairs with their library GEMM (analysis.paired, rule references),
+"""Kernels timed in pairs with their library GEMM (analysis.gpu.paired, rule references),
 tested on the committed paired.csv of the whole-registry set."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from analysis.paired import PairedKernel, paired_ratios
-from analysis.references import library_gemms_paired
-from analysis.setfiles import SetFileError, read_paired
-from analysis.study import TUNED_TARGET, WGMMA_TARGET, claims, library_target
+from analysis.gpu.paired import PairedKernel, paired_ratios
+from analysis.gpu.references import library_gemms_paired
+from analysis.reports.setfiles import SetFileError, read_paired
+from analysis.study.claims import TUNED_TARGET, WGMMA_TARGET, claims, library_target
 from analysis.workflow import kernel_options, kernel_target, tiling_from_config
 
 from .conftest import DEFAULT_SET, REPO
@@ -120,7 +120,7 @@ def test_kernels_must_belong_to_the_registry_and_the_set(paired, registry, summ)
     """A kernel the registry lacks, a precision the registry contradicts, or kernels the set
     does not hold (the whole-registry set's file put beside the study set) are refused,
     naming the file; the committed file passes against its own set's kernels."""
-    from analysis.paired import check_paired_kernels
+    from analysis.gpu.paired import check_paired_kernels
 
     check_paired_kernels(paired, registry, set(paired["kernel"]), PAIRED)
     renamed = paired.assign(kernel=paired["kernel"].replace("fp16_wgmma", "fp16_mystery"))
@@ -159,8 +159,8 @@ def test_times_a_kernel_in_pairs_on_the_gpu(tmp_path):
     right after the library's own timing, every duration positive, the kernel first in even
     rounds."""
     pytest.importorskip("torch")
-    from analysis.build import compile_cubin
-    from analysis.gpu import detect_gpu
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
 
     kernel = "int8_ptx_tuned"
     spec = CONFIG["kernels"][kernel]
@@ -181,7 +181,7 @@ def test_times_a_kernel_in_pairs_on_the_gpu(tmp_path):
 def test_every_committed_run_reads_cleanly(registry):
     """The runs kept in docs/paired-timing (and the set's own) pass the reader and the
     registry check, and each covers the four kernels at every configured N."""
-    from analysis.paired import check_paired_kernels
+    from analysis.gpu.paired import check_paired_kernels
 
     files = sorted((REPO / "docs" / "paired-timing").glob("*_paired.csv")) + [PAIRED]
     assert len(files) == 6

@@ -1,4 +1,4 @@
-"""Reading a set in one process (analysis.parse): pool, cache, crashes and hangs."""
+"""Reading a set in one process (analysis.reports.parse): pool, cache, crashes and hangs."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import shutil
 import pandas as pd
 import pytest
 
-from analysis.compare import metric_table, read_metric_table
+from analysis.compare.diff import metric_table, read_metric_table
 from analysis.errors import AnalysisError
 from analysis.ncu import load_report
-from analysis.parse import parse_reports, write_set_tables
+from analysis.reports.parse import parse_reports, write_set_tables
 
 from . import readers
 from .conftest import DEFAULT_SET, SET_DIR
@@ -118,10 +118,10 @@ def test_set_tables_are_written_whole_or_not_at_all(four, tmp_path):
 
 def test_summary_is_written_with_the_set_tables(four, tmp_path, capsys):
     """With summary_out and the set's timings, the parse writes the summary the study reads:
-    equal to analysis.tables.summary of the tables it wrote, timings joined per kernel and
+    equal to analysis.reports.tables.summary of the tables it wrote, timings joined per kernel and
     N; a damaged timings.csv is refused naming it, before any table is written."""
-    from analysis.setfiles import SetFileError, read_timings
-    from analysis.tables import summary
+    from analysis.reports.setfiles import SetFileError, read_timings
+    from analysis.reports.tables import summary
 
     out = tmp_path / "out"
     metrics, instances, summ = out / "metrics.parquet", out / "instances.parquet", out / "summary.csv"

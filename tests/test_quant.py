@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analysis.quant import QMAX, quantization_error, quantize_absmax
+from analysis.study.quant import QMAX, quantization_error, quantize_absmax
 
 
 @pytest.mark.parametrize("precision", ["int8", "int4"])

@@ -1,5 +1,5 @@
 """Metrics renamed between Nsight Compute versions (analysis/data/metric_aliases.csv) and why
-the rows a cross-version comparison leaves one-sided are one-sided (analysis.renames), on
+the rows a cross-version comparison leaves one-sided are one-sided (analysis.compare.renames), on
 real reports of other people (../shared/foreign-reports) and of this project (tests/data)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import re
 import pandas as pd
 import pytest
 
-from analysis.compare import METRIC_TABLE_COLUMNS, aliases, canonical_names, compare_metric_tables, per_metric
+from analysis.compare.diff import METRIC_TABLE_COLUMNS, aliases, canonical_names, compare_metric_tables, per_metric
 from analysis.errors import ReportError
 from analysis.ncu import load_report_isolated
-from analysis.renames import (
+from analysis.compare.renames import (
     NO_LAUNCH,
     ONE_SIDED,
     REAL_GAP,
@@ -24,7 +24,7 @@ from analysis.renames import (
     reason_counts,
     version_table,
 )
-from analysis.tables import set_table
+from analysis.reports.tables import set_table
 
 from .conftest import REPO
 

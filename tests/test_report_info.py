@@ -1,4 +1,4 @@
-"""What a report says of where it was recorded (analysis.report_info), on real reports: the
+"""What a report says of where it was recorded (analysis.reports.report_info), on real reports: the
 other people's reports of Nsight Compute 2020.2-2026.2 beside the project, this project's
 H200 reports and the small ones in tests/data."""
 
@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from analysis.errors import ReportError
-from analysis.report_info import METADATA_KEYS, report_metadata
+from analysis.reports.report_info import METADATA_KEYS, report_metadata
 
 from .conftest import REPO, REPORTS
 

@@ -9,7 +9,7 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.setfiles import SetFileError, read_metadata, read_references, read_timings
+from analysis.reports.setfiles import SetFileError, read_metadata, read_references, read_timings
 
 from .conftest import SET_DIR
 
@@ -97,7 +97,7 @@ def test_references_without_a_column(tmp_path):
 def test_event_timing_far_from_ncu_duration_is_flagged(table, report_instances, timings, set_dir):
     """The committed timings agree with ncu within 0.98-1.27; a median ten times too large
     (a copy of timings.csv with one row damaged) is named with the file and the row."""
-    from analysis.tables import check_timings, summary
+    from analysis.reports.tables import check_timings, summary
 
     assert check_timings(summary(table, report_instances, timings), set_dir / "timings.csv") == []
     bad = timings.copy()
@@ -112,7 +112,7 @@ def test_rate_above_every_measured_reference_is_flagged(summ, references):
     against a copy of references.csv whose INT8 rates are a tenth of the measured ones, the
     INT8 kernels above it (and INT4 ones, which INT8 references bound too) are named with
     both files."""
-    from analysis.tables import check_rates
+    from analysis.reports.tables import check_rates
 
     assert check_rates(summ, references, "timings.csv", "references.csv") == []
     low = references.copy()
@@ -131,7 +131,7 @@ def test_wgmma_rates_are_not_held_to_the_mma_sync_ceilings():
     wgmma kernels are; the other kernels of the set stay checked (none flagged)."""
     import yaml
 
-    from analysis.tables import check_rates, unbounded_kernels
+    from analysis.reports.tables import check_rates, unbounded_kernels
 
     folder = SET_DIR.parent / "h200_580.159.04_ncu2025.3.1_paths"
     summ = pd.read_csv(folder / "timings.csv")  # kernel, precision, n and the event-timed rate

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import figures, study
-from analysis import study_figures as sf
+from analysis.study import claims as study
+from analysis.study import figures
+from analysis.study import plots as sf
 
 from .conftest import DEFAULT_SET, REPO
 
@@ -218,8 +219,8 @@ TUNED_SET = REPO / "profiles" / f"{DEFAULT_SET}_tuned"
 def tuned_summary(registry):
     """The committed batch of the tuned kernels and the study kernels they change
     (profile_kernels, set_suffix _tuned), summarised as the workflow does."""
-    from analysis.parse import parse_reports
-    from analysis.tables import set_table, summary
+    from analysis.reports.parse import parse_reports
+    from analysis.reports.tables import set_table, summary
 
     got = parse_reports(sorted((TUNED_SET / "reports").glob("*.ncu-rep.xz")), workers=2)
     got.raise_errors(TUNED_SET.name)
@@ -243,7 +244,7 @@ def test_a_batch_of_a_few_kernels_does_not_judge_claims_about_all(tuned_summary,
 def test_tuned_kernels_against_the_library_of_the_same_run(tuned_summary, registry, static):
     """The tuned-vs-library row quotes each ratio of timings.csv's throughput to the
     library GEMM in references.csv of the same run, and judges it by the stated bounds."""
-    from analysis.setfiles import read_references
+    from analysis.reports.setfiles import read_references
 
     refs = read_references(TUNED_SET / "references.csv")
     row = study.claims(tuned_summary, registry, static, "sm_90", refs).set_index("claim").loc[
@@ -286,9 +287,9 @@ WGMMA_SET = REPO / "profiles" / f"{DEFAULT_SET}_wgmma"
 def test_wgmma_against_mma_sync_and_the_library(registry, static):
     """The _wgmma batch holds no study kernel at all: the study's claims are not judged (and
     do not fail), and the wgmma row quotes the ratios of timings.csv to references.csv."""
-    from analysis.parse import parse_reports
-    from analysis.setfiles import read_references
-    from analysis.tables import set_table, summary
+    from analysis.reports.parse import parse_reports
+    from analysis.reports.setfiles import read_references
+    from analysis.reports.tables import set_table, summary
 
     got = parse_reports(sorted((WGMMA_SET / "reports").glob("*.ncu-rep.xz")), workers=2)
     got.raise_errors(WGMMA_SET.name)
@@ -314,8 +315,8 @@ def test_int4_against_int8_and_the_study_s4_kernels(registry, static):
     """The _int4 batch (INT4 on every path beside int8_wgmma): the INT4 row quotes the ratios
     of timings.csv's throughputs at the largest N and judges them by the stated bounds; the
     same set without its INT8 kernel leaves the row unjudged."""
-    from analysis.parse import parse_reports
-    from analysis.tables import set_table, summary
+    from analysis.reports.parse import parse_reports
+    from analysis.reports.tables import set_table, summary
 
     got = parse_reports(sorted((INT4_SET / "reports").glob("*.ncu-rep.xz")), workers=2)
     got.raise_errors(INT4_SET.name)

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import figures
-from analysis.tables import SET_COLUMNS, access_bytes, summary
+from analysis.study import figures
+from analysis.reports.tables import SET_COLUMNS, access_bytes, summary
 
 
 def test_set_table_columns(table, report_tables):

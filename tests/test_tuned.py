@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from analysis.errors import ConfigError
-from analysis.harness import GemmRunner, Tiling, command
-from analysis.tune import parse_variant, smem_bytes
+from analysis.gpu.harness import GemmRunner, Tiling, command
+from analysis.gpu.tune import parse_variant, smem_bytes
 from analysis.workflow import SMEM_PER_BLOCK, check_config, tiling_from_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,7 +45,7 @@ def test_study_tiling_builds_with_its_old_flags():
 def test_registry_tiling_reaches_build_and_launch(kernel):
     """The registry's tiling block gives the -D flags, the grid (N / block_n, M / block_m),
     the threads (32 per warp) and the dynamic shared memory, which is what the kernel lays
-    out (analysis.tune.smem_bytes; the build checks the same number)."""
+    out (analysis.gpu.tune.smem_bytes; the build checks the same number)."""
     spec = CONFIG["kernels"][kernel]["tiling"]
     t = tiling_from_config(CONFIG, kernel)
     for field, value in spec.items():
@@ -130,8 +130,8 @@ def test_shared_memory_beyond_the_device_is_refused(tmp_path):
     with ConfigError before any launch (the kernel is never run)."""
     import dataclasses
 
-    from analysis.build import compile_cubin
-    from analysis.gpu import detect_gpu
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
 
     t = tiling_from_config(CONFIG, "int8_ptx_tuned")
     compile_cubin(REPO / "kernels" / "int8_ptx_tuned.cu", "int8_ptx_tuned", detect_gpu().arch, t.defines(),

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analysis.build import build_kernel, build_target
+from analysis.gpu.build import build_kernel, build_target
 from analysis.errors import AnalysisError, ConfigError
-from analysis.harness import TMA_GLOBALS, Tiling, command, tensor_map_shapes
+from analysis.gpu.harness import TMA_GLOBALS, Tiling, command, tensor_map_shapes
 from analysis.precision import precision_of
 from analysis.workflow import (
     check_config,
@@ -180,9 +180,9 @@ def test_globals_hold_the_tensor_maps(built):
 @pytest.mark.parametrize("kernel", sorted(WGMMA))
 def test_correct_at_every_size(tmp_path, kernel):
     """Exact (INT8, INT4) or bounded (FP16) at every configured N, on an sm_90 GPU."""
-    from analysis.build import compile_cubin
-    from analysis.gpu import detect_gpu
-    from analysis.harness import GemmRunner
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
+    from analysis.gpu.harness import GemmRunner
 
     arch = detect_gpu().arch
     if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:

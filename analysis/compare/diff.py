@@ -31,26 +31,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .names import ReportName
-
-#: What identifies one launch of a set (:func:`launch_source` of its report; ``range_name``:
-#: the NVTX name of a range-replay range, NA otherwise; ncu's function and mangled names,
-#: precision, N, and the launch's place among the report's launches of that kernel). Two
-#: launches of a set share these only when they are repeats of one profile (reports named
-#: ``{kernel}_n{N}_r{R}``), never when two reports hold one kernel.
-LAUNCH_KEYS = ["source", "range_name", "kernel", "mangled", "precision", "n", "occurrence"]
-
-#: A row of a set's per-metric table: a launch (:data:`LAUNCH_KEYS`) and a metric.
-KEYS = LAUNCH_KEYS + ["metric"]
-
-#: The part of a launch's identity that must be equal for two launches of two sets to be
-#: matched by anything other than their report's name (:func:`match_launches`).
-KERNEL_KEYS = ["range_name", "kernel", "mangled", "precision", "n"]
+from analysis.reports.metric_table import (  # noqa: F401 (the comparison's inputs, named here too)
+    KERNEL_KEYS, KEYS, LAUNCH_KEYS, METRIC_TABLE_COLUMNS, SESSION_PREFIXES, _with_identity, aliases,
+    canonical_names, launch_source, metric_table, per_metric, read_metric_table)
 
 #: Units that convert into one another, as (dimension, factor to the dimension's base
 #: unit). ncu gives durations in ns in every version seen, but a table from another tool
@@ -84,11 +70,7 @@ def unit_factor(unit_from: str | None, unit_to: str | None) -> float | None:
         return UNITS[a][1] / UNITS[b][1]
     return None
 
-#: Metrics describing the profiling session rather than the kernel (time stamps, sampler
-#: buffers); they differ between any two runs and are left out of comparisons.
-SESSION_PREFIXES = ("profiler__",)
-
-from .compare_figures import HEADLINE, headline_figure  # noqa: E402,F401 (drawn there, named here too)
+from analysis.compare.figures import HEADLINE, headline_figure  # noqa: E402,F401 (drawn there, named here too)
 
 
 @dataclass(frozen=True)
@@ -100,119 +82,9 @@ class Thresholds:
     default_rel: float = 0.05
 
 
-def aliases() -> pd.DataFrame:
-    """The metric alias table: old, new, relation (renamed | equal), source."""
-    with resources.files("analysis").joinpath("data/metric_aliases.csv").open(encoding="utf-8") as fh:
-        return pd.read_csv(fh)
-
-
-def canonical_names(table: pd.DataFrame, alias: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Give every metric its current name: an old name is replaced by the new one where
-    the same report lacks the new name. Adds ``renamed_from`` (the stored name, or NA)."""
-    alias = aliases() if alias is None else alias
-    out = table.copy()
-    out["renamed_from"] = pd.Series(pd.NA, index=out.index, dtype="string")
-    group = ["report", "launch"] if "report" in out else ["kernel", "n", "repeat", "launch"]
-    for old, new in zip(alias["old"], alias["new"]):
-        has_new = out.loc[out["metric"] == new, group].drop_duplicates().assign(_has_new=True)
-        rows = out.loc[out["metric"] == old, group].merge(has_new, on=group, how="left")
-        idx = out.index[out["metric"] == old][rows["_has_new"].isna().to_numpy()]
-        out.loc[idx, "renamed_from"] = old
-        out.loc[idx, "metric"] = new
-    return out
-
-
-def launch_source(report: str) -> str:
-    """The report part of a launch's identity: the stem of a report named
-    ``{kernel}_n{N...}_r{R}`` without ``_r{R}`` (its repeats share it), else the stem itself
-    (``profile`` for ``profile.ncu-rep``)."""
-    name = ReportName.parse(f"{report}.ncu-rep")
-    return ReportName(name.kernel, name.sizes).stem if name else report
-
-
-def _with_identity(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with the columns of :data:`LAUNCH_KEYS` it lacks (tables of older readers:
-    mangled = kernel, occurrence 0, range_name NA, source from ``report`` or the kernel)."""
-    t = table.copy()
-    if "mangled" not in t:
-        t["mangled"] = t["kernel"]
-    t["mangled"] = t["mangled"].fillna(t["kernel"])
-    if "occurrence" not in t:
-        t["occurrence"] = 0
-    if "demangled" not in t:
-        t["demangled"] = pd.Series(pd.NA, index=t.index, dtype="string")
-    if "range_name" not in t:
-        t["range_name"] = pd.Series(pd.NA, index=t.index, dtype="string")
-    if "report" in t:
-        reports = t["report"].astype("string")
-        sources = {r: launch_source(r) for r in reports.dropna().unique()}
-        t["source"] = reports.map(sources).astype("string")
-    else:
-        t["source"] = t["kernel"].astype("string")
-    return t
-
-
-def per_metric(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per :data:`KEYS` of a set: the median over repeats of the values there are,
-    the relative spread over repeats and the noise estimate (both NaN with fewer than two
-    values; see the module docstring), ``repeats`` (values with a number), ``unit``,
-    ``renamed_from``. Repeats are the reports of one :func:`launch_source` (files named
-    ``_r{R}``); launches of other reports stay rows of their own. A metric without a number
-    in any repeat keeps its row, value NaN; string-valued metrics are left out."""
-    t = _with_identity(table[~table["metric"].str.startswith(SESSION_PREFIXES) & table["value_str"].isna()])
-    g = t.groupby(KEYS, dropna=False)
-    out = g["value"].agg(value="median", vmin="min", vmax="max", repeats="count").reset_index()
-    first = g[["unit", "renamed_from", "demangled"]].first().reset_index()
-    out = out.merge(first, on=KEYS)
-    denom = out["value"].abs().replace(0, np.nan)
-    spread = (out["vmax"] - out["vmin"]) / denom
-    spread[(out["vmax"] == out["vmin"])] = 0.0
-    out["spread_rel"] = spread.where(out["repeats"] > 1)
-    pooled = out.groupby("metric")["spread_rel"].transform("median")
-    out["noise_rel"] = np.fmax(out["spread_rel"], pooled).where(out["repeats"] > 1)
-    return out.drop(columns=["vmin", "vmax"])
-
-
-#: Columns of a set's per-metric table (:func:`metric_table`), in order.
-METRIC_TABLE_COLUMNS = KEYS + ["value", "repeats", "unit", "renamed_from", "spread_rel", "noise_rel", "demangled"]
-
-
-def metric_table(table: pd.DataFrame) -> pd.DataFrame:
-    """What a comparison needs of one set table (:func:`analysis.tables.set_table`): its
-    metric names made canonical (:func:`canonical_names`), then one row per :data:`KEYS`
-    (:func:`per_metric`), columns :data:`METRIC_TABLE_COLUMNS`. Rule parse_set writes it
-    once per set (``per_metric.parquet``), so a set compared with several others is not
-    reduced again in each comparison."""
-    return per_metric(canonical_names(table))[METRIC_TABLE_COLUMNS]
-
-
-_REMAKE = "delete it and run the workflow again (or run it with --forcerun parse_set)"
-
-
-def read_metric_table(path: str | Path) -> pd.DataFrame:
-    """A per-metric table written by rule parse_set (:func:`metric_table`), read back.
-
-    Raises:
-        AnalysisError: the file cannot be read as parquet, or lacks columns of
-            :data:`METRIC_TABLE_COLUMNS` (named, with the file).
-    """
-    from .errors import AnalysisError
-
-    try:
-        table = pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several types for a broken file
-        raise AnalysisError(f"{path}: not a readable per-metric table ({type(exc).__name__}: {exc}); it is "
-                            f"rule parse_set's output: {_REMAKE}") from None
-    missing = [c for c in METRIC_TABLE_COLUMNS if c not in table]
-    if missing:
-        raise AnalysisError(f"{path}: a per-metric table lacks the columns {missing}; it is rule parse_set's "
-                            f"output: {_REMAKE}")
-    return table
-
-
 def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
                  thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
-    """Diff two set tables (:func:`analysis.tables.set_table`): :func:`compare_metric_tables`
+    """Diff two set tables (:func:`analysis.reports.tables.set_table`): :func:`compare_metric_tables`
     of their :func:`metric_table`. Returns what that returns."""
     return compare_metric_tables(metric_table(baseline), metric_table(candidate), thresholds)
 
@@ -383,7 +255,7 @@ def status_counts(diff: pd.DataFrame, reasons: pd.DataFrame | None = None) -> pd
 
     Args:
         diff: the comparison.
-        reasons: :func:`analysis.renames.reason_counts` of it, or None. Where given, each
+        reasons: :func:`analysis.compare.renames.reason_counts` of it, or None. Where given, each
             one-sided status with rows is split into one row per reason (``renamed
             (alias)``, ``not in ncu V``, ``real gap``, ``launch not in the other set``, ...),
             so that rows a version difference explains are counted apart from real gaps;
@@ -410,7 +282,7 @@ REPORT_FIELDS = ("gpu", "cc", "driver", "cuda_version", "ncu_version")
 
 
 def versions_from_table(table: pd.DataFrame) -> dict[str, str]:
-    """What a set table (:func:`analysis.tables.set_table`) says of :data:`REPORT_FIELDS`:
+    """What a set table (:func:`analysis.reports.tables.set_table`) says of :data:`REPORT_FIELDS`:
     per field its distinct values over the set's reports, joined by ", " (empty where
     none is known)."""
     out = {}

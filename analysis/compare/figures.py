@@ -1,5 +1,5 @@
 """The headline figure of a comparison of two profile sets (:func:`headline_figure`), drawn
-from a diff table of :func:`analysis.compare.compare_sets`.
+from a diff table of :func:`analysis.compare.diff.compare_sets`.
 
 One column per launch: a kernel identity (ncu's function name and, where several
 instantiations of a template share it, the instantiation), N and the launch's occurrence,
@@ -158,7 +158,7 @@ def headline_columns(diff: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> tupl
     """What :func:`headline_figure` draws, as two tables.
 
     Args:
-        diff: a comparison (:func:`analysis.compare.compare_sets`); rows of the
+        diff: a comparison (:func:`analysis.compare.diff.compare_sets`); rows of the
             :data:`HEADLINE` metrics present in both sets are used. Optional columns
             ``demangled``, ``source`` and ``range_name`` refine the kernel identity.
         max_columns: beyond this many launch columns, the launches of one kernel identity
@@ -286,7 +286,7 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
     import matplotlib.pyplot as plt
     from matplotlib.patches import Rectangle
 
-    from .figures import STYLE
+    from analysis.study.figures import STYLE
 
     cols, cells = headline_columns(diff, max_columns)
     rows = [m for m in HEADLINE if m in set(cells["metric"])]

@@ -2,7 +2,7 @@
 version, or a metric that report simply lacks.
 
 A comparison across Nsight Compute versions leaves rows "only in baseline" / "only in
-candidate" (:func:`analysis.compare.compare_metric_tables`) for two kinds of reasons:
+candidate" (:func:`analysis.compare.diff.compare_metric_tables`) for two kinds of reasons:
 
 * the version: the metric is named otherwise in the other version (an entry of
   ``analysis/data/metric_aliases.csv``), or that version has no such metric;
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import AnalysisError, ReportError
+from analysis.errors import AnalysisError, ReportError
 
 #: Columns of the version table (:func:`build_version_table`, :func:`version_table`), in order.
 VERSION_TABLE_COLUMNS = ["ncu_version", "cc", "sections", "metric", "reports"]
@@ -39,7 +39,7 @@ REAL_GAP = "real gap"
 NO_LAUNCH = "launch not in the other set"
 NO_VERSION = "unknown (ncu version not given)"
 
-#: The two one-sided statuses of :data:`analysis.compare.STATUSES`.
+#: The two one-sided statuses of :data:`analysis.compare.diff.STATUSES`.
 ONE_SIDED = ("only in baseline", "only in candidate")
 
 def normalize_version(version: object) -> str | None:
@@ -67,14 +67,14 @@ def _vkey(version: str) -> tuple[int, int, int]:
 
 def recorded_ncu_version(path: str | Path) -> str | None:
     """The Nsight Compute version a report records in its session details
-    (:func:`analysis.report_info.report_metadata`), normalised (:func:`normalize_version`);
+    (:func:`analysis.reports.report_info.report_metadata`), normalised (:func:`normalize_version`);
     None where it records none (one of the 56 reports of ``foreign-reports``).
 
     Raises:
-        ReportError: as :func:`analysis.report_info.report_metadata`, or the report's sessions
+        ReportError: as :func:`analysis.reports.report_info.report_metadata`, or the report's sessions
             name several versions.
     """
-    from .report_info import report_metadata
+    from analysis.reports.report_info import report_metadata
 
     version = report_metadata(path)["ncu_version"]
     if version is not None and ", " in version:
@@ -95,7 +95,7 @@ class ReportInventory:
 
 def _inventory(path: str, version: str) -> ReportInventory:
     """Worker side of :func:`build_version_table`: one report, read in a process of its own."""
-    from .ncu import _actions, _metric_value, _open, _plain_report
+    from analysis.ncu import _actions, _metric_value, _open, _plain_report
 
     groups: dict[tuple[str, str], set[str]] = {}
     with _plain_report(Path(path)) as plain:
@@ -202,7 +202,7 @@ class _Versions:
         missing = [c for c in VERSION_TABLE_COLUMNS if c not in table]
         if missing:
             raise AnalysisError(f"a version table lacks the columns {missing} "
-                                "(see analysis.renames.build_version_table)")
+                                "(see analysis.compare.renames.build_version_table)")
         groups = table[["ncu_version", "cc", "sections"]].drop_duplicates().reset_index(drop=True)
         self.group_version = [normalize_version(v) for v in groups["ncu_version"]]
         self.group_cc_key = [_cc_key(c) for c in groups["cc"]]
@@ -246,7 +246,7 @@ def one_sided_reasons(diff: pd.DataFrame, baseline_version: str | None, candidat
                       versions: pd.DataFrame | None = None, alias: pd.DataFrame | None = None) -> pd.Series:
     """Why each one-sided row of a comparison has no counterpart.
 
-    Call it on what :func:`analysis.compare.compare_metric_tables` (or ``compare_sets``)
+    Call it on what :func:`analysis.compare.diff.compare_metric_tables` (or ``compare_sets``)
     returns, with the Nsight Compute version of each set (``metadata.json``'s
     ``ncu_version``), e.g. ``diff["reason"] = one_sided_reasons(diff, "2024.3.1", "2025.3.1")``;
     :func:`reason_counts` then counts the one-sided rows per status and reason.
@@ -259,7 +259,7 @@ def one_sided_reasons(diff: pd.DataFrame, baseline_version: str | None, candidat
       (kernel, mangled name, precision, N, occurrence); not a matter of metrics.
     * ``"renamed (alias)"``: an alias name of the metric is one-sided on the other side at the
       same launch: the two rows are one metric under two names (tables made before the alias
-      entry was added; ``analysis.compare.canonical_names`` aligns them now).
+      entry was added; ``analysis.compare.diff.canonical_names`` aligns them now).
     * ``"real gap"``: that version records the metric: a report of that version in the
       version table holds it, or versions before and after it do (or the other side's
       version is that version). The report lacks it for another reason: another section
@@ -278,12 +278,12 @@ def one_sided_reasons(diff: pd.DataFrame, baseline_version: str | None, candidat
     * ``"unknown (ncu version not given)"``: the version asked about is None.
 
     Args:
-        diff: a comparison, with at least the columns of :data:`analysis.compare.KEYS` and
+        diff: a comparison, with at least the columns of :data:`analysis.compare.diff.KEYS` and
             ``status``; rows in any order, any index.
         baseline_version, candidate_version: the Nsight Compute version of each set
             (``"2025.3.1"``, ``"2024.3.1.0"``), or None where unknown.
         versions: the version table (default :func:`version_table`).
-        alias: the alias table (default :func:`analysis.compare.aliases`).
+        alias: the alias table (default :func:`analysis.compare.diff.aliases`).
 
     Returns:
         A string Series named ``reason``, aligned to ``diff.index``: the reason of each
@@ -293,7 +293,7 @@ def one_sided_reasons(diff: pd.DataFrame, baseline_version: str | None, candidat
         ValueError: a version that is not ``YEAR.MINOR.PATCH[.BUILD]``.
         AnalysisError: ``versions`` lacks columns of :data:`VERSION_TABLE_COLUMNS`.
     """
-    from .compare import KEYS, aliases
+    from analysis.compare.diff import KEYS, aliases
 
     alias = aliases() if alias is None else alias
     table = _Versions(version_table() if versions is None else versions)
@@ -342,7 +342,7 @@ def one_sided_reasons(diff: pd.DataFrame, baseline_version: str | None, candidat
 
 def reason_counts(diff: pd.DataFrame, reasons: pd.Series) -> pd.DataFrame:
     """One-sided rows of a comparison per status and reason, beside what
-    :func:`analysis.compare.status_counts` counts per status.
+    :func:`analysis.compare.diff.status_counts` counts per status.
 
     Args:
         diff: the comparison (columns ``status`` and ``flagged`` at least).
@@ -384,13 +384,13 @@ def _corpus(foreign: Path | None, profiles: Path | None, extra: Sequence[Path]) 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m analysis.renames OUT [--foreign DIR] [--profiles DIR] [REPORT ...]``:
+    """``python -m analysis.compare.renames OUT [--foreign DIR] [--profiles DIR] [REPORT ...]``:
     write the version table (:func:`build_version_table`) of those reports to OUT (parquet)."""
     import argparse
 
-    from .io import atomic_path
+    from analysis.io import atomic_path
 
-    ap = argparse.ArgumentParser(prog="python -m analysis.renames", description=main.__doc__)
+    ap = argparse.ArgumentParser(prog="python -m analysis.compare.renames", description=main.__doc__)
     ap.add_argument("out", type=Path, help="the version table to write (parquet)")
     ap.add_argument("--foreign", type=Path, help="a folder of reports with an INDEX.tsv (file, ncu_version)")
     ap.add_argument("--profiles", type=Path, help="a folder of profile sets ({set}/metadata.json, {set}/reports/)")

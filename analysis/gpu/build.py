@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TextIO
 
-from .errors import AnalysisError
-from .io import atomic_path, write_json
-from .tools import find_tool, nvcc_version, tool_env
+from analysis.errors import AnalysisError
+from analysis.io import atomic_path, write_json
+from analysis.tools import find_tool, nvcc_version, tool_env
 
 #: Flags of every build: optimised device code with line information for Nsight
 #: Compute's source view, and ptxas's resource report (registers, smem, spills).
@@ -64,7 +64,7 @@ def parse_ptxas(log: str, kernel: str, arch: str) -> ResourceUsage:
 
 def build_target(arch: str, defines: list[str]) -> tuple[str, list[str]]:
     """(nvcc target, defines without it): the ``-arch=`` a kernel's tiling adds to its
-    defines (analysis.harness.Tiling.arch, e.g. ``sm_90a`` for the wgmma kernels) when it
+    defines (analysis.gpu.harness.Tiling.arch, e.g. ``sm_90a`` for the wgmma kernels) when it
     is ``arch`` or the architecture-specific form of ``arch``, else ``arch``.
 
     Raises:
@@ -150,14 +150,14 @@ def build_kernel(source: Path, kernel: str, arch: str, defines: list[str], cubin
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m analysis.build``: build and disassemble one kernel (rule build).
+    """``python -m analysis.gpu.build``: build and disassemble one kernel (rule build).
 
     A process that imports only this module starts in about 0.1 s; Snakemake's ``script:``
     and ``run:`` jobs start an interpreter with Snakemake itself (docs/benchmarks.md).
     """
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m analysis.build", description=main.__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m analysis.gpu.build", description=main.__doc__.splitlines()[0])
     ap.add_argument("--source", type=Path, required=True)
     ap.add_argument("--kernel", required=True, help="the kernel's function name")
     ap.add_argument("--arch", required=True, help="e.g. sm_90")

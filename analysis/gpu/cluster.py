@@ -17,10 +17,10 @@ import sys
 from dataclasses import asdict, fields
 from pathlib import Path
 
-from .errors import AnalysisError, ToolNotFoundError
-from .gpu import GpuInfo, detect_gpu, profile_set_name
-from .io import write_json
-from .tools import find_tool, ncu_version
+from analysis.errors import AnalysisError, ToolNotFoundError
+from analysis.gpu.device import GpuInfo, detect_gpu, profile_set_name
+from analysis.io import write_json
+from analysis.tools import find_tool, ncu_version
 
 #: Where rule gpu_node writes the description of a partition's nodes.
 NODE_FOLDER = Path("results/gpu/nodes")
@@ -32,8 +32,8 @@ ARCH = re.compile(r"sm_[0-9]+a?")
 def describe_node(suffix: str = "", ncu: str | None = None) -> dict:
     """This node's GPU 0, Nsight Compute version and the profile set its reports go to.
 
-    Returns a dict with ``host``, ``gpu`` (the :class:`analysis.gpu.GpuInfo` fields),
-    ``ncu_version`` and ``set`` (:func:`analysis.gpu.profile_set_name` with ``suffix``).
+    Returns a dict with ``host``, ``gpu`` (the :class:`analysis.gpu.device.GpuInfo` fields),
+    ``ncu_version`` and ``set`` (:func:`analysis.gpu.device.profile_set_name` with ``suffix``).
 
     Raises:
         AnalysisError: no NVIDIA GPU or driver on this node, or no ncu (message names the host).
@@ -86,7 +86,7 @@ def node_gpu(config: dict, folder: Path = NODE_FOLDER):
     Raises:
         AnalysisError: the description exists but cannot be read (see :func:`read_node`).
     """
-    from .workflow import LocalGpu
+    from analysis.gpu.device import LocalGpu
 
     partition = config["gpu_partition"]
     path = folder / f"{partition}.json"
@@ -116,11 +116,11 @@ def check_node(expected_set: str, suffix: str = "", ncu: str | None = None) -> d
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m analysis.cluster``: describe this node (rule gpu_node) or check it
+    """``python -m analysis.gpu.cluster``: describe this node (rule gpu_node) or check it
     before a GPU job (``--expect SET``)."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m analysis.cluster",
+    ap = argparse.ArgumentParser(prog="python -m analysis.gpu.cluster",
                                  description="Describe this GPU node (rule gpu_node) or check it before a GPU job.")
     what = ap.add_mutually_exclusive_group(required=True)
     what.add_argument("--describe", type=Path, metavar="JSON", help="write this node's description here")

@@ -91,3 +91,11 @@ def profile_set_name(gpu: GpuInfo, ncu_version: str, suffix: str = "") -> str:
     apart sets that differ in another factor.
     """
     return f"{gpu.slug}_{gpu.driver}_ncu{ncu_version}{suffix}"
+
+
+@dataclass(frozen=True)
+class LocalGpu:
+    """The GPU this run profiles, and the profile set its reports go to."""
+
+    info: GpuInfo
+    set_name: str

@@ -3,8 +3,8 @@
 Runs on the CUDA driver API through cuda-python (``cuda.bindings.driver``); needs a GPU.
 Command line (used by the workflow, and under ``ncu`` for profiling):
 
-    python -m analysis.harness check-time --cubin K.cubin --kernel K --precision int8 --n 4096 --out K.json
-    python -m analysis.harness profile    --cubin K.cubin --kernel K --precision int8 --n 512 1024 4096
+    python -m analysis.gpu.harness check-time --cubin K.cubin --kernel K --precision int8 --n 4096 --out K.json
+    python -m analysis.gpu.harness profile    --cubin K.cubin --kernel K --precision int8 --n 512 1024 4096
 
 Inputs are uniform random integers (INT8 in [-128, 127], INT4 in [-8, 7]) or uniform
 random FP16 values in [-1, 1], drawn fresh for every run from a recorded seed; C is
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import CheckFailedError, ConfigError
-from .io import write_json
-from .precision import Precision, gemm_ops, precision_of
+from analysis.errors import CheckFailedError, ConfigError
+from analysis.io import write_json
+from analysis.precision import Precision, gemm_ops, precision_of
 
 # C is filled with this 32-bit pattern before a checked launch: a quiet NaN as float32,
 # and 2139062143 as int32, beyond the largest |C| an INT8 GEMM with K <= 2**16 can reach
@@ -92,7 +92,7 @@ class Tiling:
         kernels/tuned_gemm.cuh, kernels/wgmma_gemm.cuh); RASTER, SMEM_BYTES and PRODUCER_WARPS
         only where they differ from 1, 0 and 0, so the study kernels build with exactly the
         flags they always had; ``-arch=<arch>`` last where the kernel needs its own target
-        (analysis.build then builds for it instead of the configured architecture)."""
+        (analysis.gpu.build then builds for it instead of the configured architecture)."""
         flags = [f"-DBLOCK_M={self.block_m}", f"-DBLOCK_N={self.block_n}",
                  f"-DBLOCK_K_BYTES={self.block_k_bytes}", f"-DWARPS_M={self.warps_m}",
                  f"-DWARPS_N={self.warps_n}", f"-DSTAGES={self.stages}"]
@@ -508,7 +508,7 @@ class GemmRunner:
             writes once the inputs are on the device (B column-major only).
         inputs: what :func:`make_inputs` returned for this precision, size, accumulator and
             layout, to run on instead of drawing new ones from ``seed`` (a kernel timed in
-            pairs with a library GEMM runs on the library's inputs; :mod:`analysis.paired`).
+            pairs with a library GEMM runs on the library's inputs; :mod:`analysis.gpu.paired`).
 
     Raises:
         ConfigError: the size does not tile, or the tensor maps cannot describe it;
@@ -719,12 +719,12 @@ def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 
 def command(mode: str, cubin: Path | str, kernel: str, precision: str, n: int | str | Sequence[int | str],
             tiling: Tiling, **options: object) -> list[str]:
-    """The harness command line (``python -m analysis.harness ...``) for one kernel and one
+    """The harness command line (``python -m analysis.gpu.harness ...``) for one kernel and one
     N, or several (one process runs them in turn: check-time mode writes one record per N
     to ``out`` with ``{n}`` replaced, profile mode profiles one launch per N); ``options`` become ``--name value`` with ``_`` in names as ``-`` (e.g. warmups=3,
     out=path, b_layout="row"); options whose value is None or False are left out, and one
     whose value is True is a bare flag (tma=True: ``--tma``)."""
-    cmd = [sys.executable, "-m", "analysis.harness", mode, "--cubin", str(cubin), "--kernel", kernel,
+    cmd = [sys.executable, "-m", "analysis.gpu.harness", mode, "--cubin", str(cubin), "--kernel", kernel,
            "--precision", precision, "--n", *(str(v) for v in ([n] if isinstance(n, (int, str)) else n)),
            "--tiling", tiling.cli()]
     for name, value in options.items():
@@ -736,7 +736,7 @@ def command(mode: str, cubin: Path | str, kernel: str, precision: str, n: int | 
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.harness", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m analysis.gpu.harness", description=__doc__.split("\n\n")[0])
     p.add_argument("mode", choices=["check-time", "profile"])
     p.add_argument("--cubin", type=Path, required=True)
     p.add_argument("--kernel", required=True)
@@ -773,7 +773,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    from .gpu import detect_gpu
+    from analysis.gpu.device import detect_gpu
 
     if detect_gpu() is None:
         print("error: no NVIDIA GPU with a working driver (cuInit failed or found no device); the harness "

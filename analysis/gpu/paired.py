@@ -6,9 +6,9 @@ alternately"). A ratio of a kernel's timing (timings.csv) to a library timing ta
 another moment of the run (references.csv) then measures the moments as much as the kernels.
 Here each kernel and its library GEMM (cuBLAS FP16 or cuBLASLt INT8) are timed in the process
 that measures the library for references.csv, right after that timing
-(:func:`analysis.references.library_gemms_paired`), in ``rounds`` rounds per N: the kernel first in even rounds and
+(:func:`analysis.gpu.references.library_gemms_paired`), in ``rounds`` rounds per N: the kernel first in even rounds and
 second in odd ones, each timing ``warmups`` untimed launches and the median of ``repeats``
-event-timed ones (:func:`analysis.harness.time_launches`). Both run on the same random inputs
+event-timed ones (:func:`analysis.gpu.harness.time_launches`). Both run on the same random inputs
 (one draw per N and precision; a kernel whose registry entry asks for other inputs draws its
 own) and are checked once per N on 64 sampled rows of C.
 
@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import CheckFailedError
-from .harness import GemmRunner, Tiling, sample_rows, time_launches
-from .io import write_csv
-from .precision import LIBRARY_NAMES, gemm_ops
+from analysis.errors import CheckFailedError
+from analysis.gpu.harness import GemmRunner, Tiling, sample_rows, time_launches
+from analysis.io import write_csv
+from analysis.precision import LIBRARY_NAMES, gemm_ops
 
 
 @dataclass(frozen=True)
@@ -103,19 +103,19 @@ def pair_rounds(k: PairedKernel, n: int, inputs: tuple, library: str, library_la
                 warmups: int, repeats: int, seed: int) -> list[PairedRound]:
     """``rounds`` rounds of kernel ``k`` and a library GEMM at M = N = K = n, the kernel first
     in even rounds; each timing is ``warmups`` untimed launches then the median of
-    ``repeats`` event-timed ones (:func:`analysis.harness.time_launches`).
+    ``repeats`` event-timed ones (:func:`analysis.gpu.harness.time_launches`).
 
     Args:
-        inputs: what :func:`analysis.harness.make_inputs` drew for the library at this N;
+        inputs: what :func:`analysis.gpu.harness.make_inputs` drew for the library at this N;
             the kernel runs on them too unless its registry entry asks for other inputs
             (``accumulator`` or ``b_layout``), when it draws its own from ``seed``.
         library, library_launch: the library GEMM's references.csv name and a callable that
-            enqueues one of it on ``stream`` (:func:`analysis.references.library_gemm`).
+            enqueues one of it on ``stream`` (:func:`analysis.gpu.references.library_gemm`).
         seed: the seed the inputs were drawn from (recorded) and of the checked rows.
 
     Raises:
         CheckFailedError: the kernel's C is wrong on 64 sampled rows (checked before timing);
-        ConfigError: the size does not tile for the kernel (:class:`analysis.harness.GemmRunner`).
+        ConfigError: the size does not tile for the kernel (:class:`analysis.gpu.harness.GemmRunner`).
     """
     same = not {"accumulator", "b_layout"} & set(k.options)
     run = GemmRunner(k.cubin, k.kernel, k.precision, k.tiling, n, n, n, seed, **k.options,
@@ -149,7 +149,7 @@ def paired_ratios(paired: pd.DataFrame) -> pd.DataFrame:
     """Position-matched ratios of kernel rate to library rate, one row per kernel and N.
 
     Args:
-        paired: a paired.csv table (:func:`analysis.setfiles.read_paired`).
+        paired: a paired.csv table (:func:`analysis.reports.setfiles.read_paired`).
 
     Returns:
         Columns kernel, precision, n, library, rounds, ratio_first (the library's median
@@ -180,7 +180,7 @@ def check_paired_kernels(paired: pd.DataFrame, registry: dict, set_kernels: set[
     """Refuse a paired.csv whose kernels do not belong where it lies.
 
     Args:
-        paired: the file's table (:func:`analysis.setfiles.read_paired`).
+        paired: the file's table (:func:`analysis.reports.setfiles.read_paired`).
         registry: the config's ``kernels`` mapping.
         set_kernels: the kernels the set's summary holds.
         path: the file, for the message.
@@ -189,7 +189,7 @@ def check_paired_kernels(paired: pd.DataFrame, registry: dict, set_kernels: set[
         SetFileError: a kernel that is not in the registry, whose precision differs from the
             registry's, or that the set does not hold (a paired.csv of another set).
     """
-    from .setfiles import SetFileError
+    from analysis.errors import SetFileError
 
     fix = "paired.csv holds the kernels of its own set, as the references rule wrote them; remove the file"
     kernels = sorted(set(paired["kernel"]))

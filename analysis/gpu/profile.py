@@ -1,6 +1,6 @@
 """Run a kernel under ``ncu --set full`` and store the report xz-compressed.
 
-The profiled program is :mod:`analysis.harness` in ``profile`` mode: for each N in turn,
+The profiled program is :mod:`analysis.gpu.harness` in ``profile`` mode: for each N in turn,
 warm-up launches, then the one launch ncu keeps, between ``cuProfilerStart`` and
 ``cuProfilerStop`` (``--profile-from-start off``), restricted by ``--kernel-name`` to the
 kernel itself. One ncu process profiles every N of a kernel: one report with one launch
@@ -21,12 +21,12 @@ from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .errors import AnalysisError
-from .gpu import GpuInfo
-from .harness import Tiling
-from .harness import command as harness_command
-from .io import atomic_path, write_json
-from .tools import find_tool, ncu_version
+from analysis.errors import AnalysisError
+from analysis.gpu.device import GpuInfo
+from analysis.gpu.harness import Tiling
+from analysis.gpu.harness import command as harness_command
+from analysis.io import atomic_path, write_json
+from analysis.tools import find_tool, ncu_version
 
 #: What ncu says when the driver withholds the performance counters, and the fix.
 PERM_HINT = ("ERR_NVGPUCTRPERM: this user may not read GPU performance counters; run as root or "
@@ -114,9 +114,8 @@ def profiled_launches(plain: Path) -> int:
     """Kernel launches in a plain ``.ncu-rep`` (every range), read with ``ncu_report``."""
     import ncu_report
 
-    from .ncu import _actions
-
-    return sum(1 for _ in _actions(ncu_report.load_report(str(plain))))
+    ctx = ncu_report.load_report(str(plain))
+    return sum(ctx.range_by_idx(r).num_actions() for r in range(ctx.num_ranges()))
 
 
 def compress_report(plain: Path, report_xz: Path) -> None:
@@ -175,11 +174,11 @@ def write_set_metadata(path: Path, set_name: str, gpu: GpuInfo, tiling: Tiling, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m analysis.profile compress PLAIN XZ`` (the workflow's compress_report job)."""
+    """``python -m analysis.gpu.profile compress PLAIN XZ`` (the workflow's compress_report job)."""
     import argparse
     import sys
 
-    p = argparse.ArgumentParser(prog="python -m analysis.profile", description="Compress a profiled report.")
+    p = argparse.ArgumentParser(prog="python -m analysis.gpu.profile", description="Compress a profiled report.")
     sub = p.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("compress", help="write PLAIN xz-compressed to XZ (atomically)")
     c.add_argument("plain", type=Path)

@@ -13,10 +13,10 @@ Every library GEMM is checked on sampled rows of C against the float64 reference
 it is timed (exactly for INT8); a failing one raises CheckFailedError and writes nothing.
 
 The workflow's ``references`` rule (:func:`measure`) also times the kernels beyond the study
-in pairs with the library GEMM of their precision (paired.csv, :mod:`analysis.paired`).
+in pairs with the library GEMM of their precision (paired.csv, :mod:`analysis.gpu.paired`).
 Command line, without pairs:
 
-    python -m analysis.references --cubin mma_peak.cubin --sizes 512 1024 --out references.csv
+    python -m analysis.gpu.references --cubin mma_peak.cubin --sizes 512 1024 --out references.csv
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import CheckFailedError
-from .harness import (_check, compare, fp32_accumulation_bound, make_inputs, matmul_f64,
+from analysis.errors import CheckFailedError
+from analysis.gpu.harness import (_check, compare, fp32_accumulation_bound, make_inputs, matmul_f64,
                       primary_context, sample_rows, time_launches)
-from .io import write_csv
-from .paired import PairedKernel, PairedRound, check_pairs, pair_rounds, write_paired
-from .precision import LIBRARY_NAMES, gemm_ops, precision_of
+from analysis.io import write_csv
+from analysis.gpu.paired import PairedKernel, PairedRound, check_pairs, pair_rounds, write_paired
+from analysis.precision import LIBRARY_NAMES, gemm_ops, precision_of
 
 #: Ceiling kernels of kernels/ceilings/mma_peak.cu: precision -> (function, K of the shape).
 PEAK_KERNELS = {
@@ -147,7 +147,7 @@ def ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 4096, blocks_
 def _check_library(name: str, n: int, prec, c: np.ndarray, a: np.ndarray, b_t: np.ndarray,
                    rows: np.ndarray) -> None:
     """Check a library's C on ``rows``: exactly for integers; for FP16 output within the
-    FP32-accumulation bound (:func:`analysis.harness.fp32_accumulation_bound`) plus the final rounding
+    FP32-accumulation bound (:func:`analysis.gpu.harness.fp32_accumulation_bound`) plus the final rounding
     to FP16 (unit roundoff 2**-11 of |ref|, IEEE 754 binary16)."""
     if prec.exact:
         chk = compare(c, a, b_t, prec, rows)
@@ -168,7 +168,7 @@ def library_gemm(torch, prec_name: str, n: int, rng: np.random.Generator, inputs
         torch: the imported ``torch`` module, its CUDA initialised.
         prec_name: ``fp16`` (cuBLAS through ``torch.matmul``) or ``int8`` (cuBLASLt through
             ``torch._int_mm``: A row-major, B column-major, C in INT32).
-        rng: source of the random inputs (:func:`analysis.harness.make_inputs`) and of the
+        rng: source of the random inputs (:func:`analysis.gpu.harness.make_inputs`) and of the
             checked rows.
         inputs: what ``make_inputs(precision, n, n, n, ...)`` returned, to run on instead of
             drawing new ones from ``rng``.
@@ -236,7 +236,7 @@ def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int
                          ) -> tuple[list[Reference], list[PairedRound], str]:
     """The library GEMMs of :func:`library_gemms`, and each kernel of ``pairs`` timed in
     ``rounds`` rounds with the library GEMM of its precision on the library's inputs
-    (:func:`analysis.paired.pair_rounds`), at each N right after that GEMM's own timing.
+    (:func:`analysis.gpu.paired.pair_rounds`), at each N right after that GEMM's own timing.
     The inputs at N are drawn from ``numpy.random.default_rng(seed + n)``: FP16 first, then INT8.
 
     Returns:
@@ -244,7 +244,7 @@ def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int
         why there are none where PyTorch or CUDA is missing.
 
     Raises:
-        ValueError: as :func:`analysis.paired.check_pairs` (before any GPU work);
+        ValueError: as :func:`analysis.gpu.paired.check_pairs` (before any GPU work);
         CheckFailedError: a library's or a kernel's result is wrong on the sampled rows.
     """
     check_pairs(pairs, rounds)
@@ -284,7 +284,7 @@ def measure(cubin: Path, sizes: list[int], warmups: int, repeats: int, seed: int
 
     Raises:
         CheckFailedError: a library's or a kernel's result is wrong on the sampled rows;
-        ValueError: as :func:`analysis.paired.check_pairs`.
+        ValueError: as :func:`analysis.gpu.paired.check_pairs`.
     """
     rows = ceilings(cubin, warmups, repeats)
     lib, paired, note = library_gemms_paired(sizes, warmups, repeats, seed, pairs, rounds)
@@ -301,7 +301,7 @@ def measure(cubin: Path, sizes: list[int], warmups: int, repeats: int, seed: int
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.references", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m analysis.gpu.references", description=__doc__.split("\n\n")[0])
     p.add_argument("--cubin", type=Path, required=True, help="kernels/ceilings/mma_peak.cu built for this GPU")
     p.add_argument("--sizes", type=int, nargs="+", required=True)
     p.add_argument("--warmups", type=int, default=10)

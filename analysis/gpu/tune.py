@@ -2,15 +2,15 @@
 
 Builds each variant (a registry kernel with its registry tiling, or with some of its tiling
 fields changed) for this GPU's architecture, checks it at every size the way the
-workflow does (:func:`analysis.harness.check_and_time`: exact INT8/INT4, bounded FP16, C
+workflow does (:func:`analysis.gpu.harness.check_and_time`: exact INT8/INT4, bounded FP16, C
 poisoned first) and times it with CUDA events; optionally times the library GEMMs at the
-same sizes in the same process (:func:`analysis.references.library_gemms`), so the ratios
+same sizes in the same process (:func:`analysis.gpu.references.library_gemms`), so the ratios
 come from one run. Needs a GPU and nvcc; the workflow does not call it.
 
-    python -m analysis.tune --out DIR [--sizes 512 8192] [--variants fp16_ptx_tuned int8_ptx_tuned:stages=3]
+    python -m analysis.gpu.tune --out DIR [--sizes 512 8192] [--variants fp16_ptx_tuned int8_ptx_tuned:stages=3]
         [--library 4096 8192] [--rounds 2]
 
-A variant is ``KERNEL`` or ``KERNEL:field=value,...`` with fields of :class:`analysis.harness.Tiling`
+A variant is ``KERNEL`` or ``KERNEL:field=value,...`` with fields of :class:`analysis.gpu.harness.Tiling`
 (``smem_bytes`` follows from the others by :func:`smem_bytes`). Writes ``DIR/tune.json``
 (one record per variant, size and round, check and timing as check_and_time returns them,
 plus the variant's tiling and ptxas resources) and prints a table.
@@ -25,11 +25,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from .errors import AnalysisError, CheckFailedError, ConfigError
-from .harness import Tiling, check_and_time
-from .io import write_json
+from analysis.errors import AnalysisError, CheckFailedError, ConfigError
+from analysis.gpu.harness import Tiling, check_and_time
+from analysis.io import write_json
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 #: Dynamic shared memory the kernels with tilings of their own lay out, per registry kernel,
 #: as a function of the tiling: kStages stages of the A and B tiles; for the INT4 mma.sync
@@ -65,7 +65,7 @@ def parse_variant(text: str, config: dict) -> tuple[str, str, Tiling]:
     Raises:
         ConfigError: an unknown kernel or tiling field, or a value that is not an integer.
     """
-    from .workflow import tiling_from_config
+    from analysis.gpu.config import tiling_from_config
 
     kernel, _, changes = text.partition(":")
     if kernel not in config["kernels"]:
@@ -89,7 +89,7 @@ def parse_variant(text: str, config: dict) -> tuple[str, str, Tiling]:
 def build_variants(variants: list[tuple[str, str, Tiling]], arch: str, out: Path, jobs: int) -> dict[str, dict]:
     """Compile every variant for ``arch`` into ``out`` (nvcc, ``jobs`` at a time); returns
     variant name -> {cubin, resources (ptxas report), error (None or the message)}."""
-    from .build import compile_cubin
+    from analysis.gpu.build import compile_cubin
 
     out.mkdir(parents=True, exist_ok=True)
 
@@ -110,13 +110,13 @@ def build_variants(variants: list[tuple[str, str, Tiling]], arch: str, out: Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m analysis.tune``: build, check and time variants; see the module docstring."""
+    """``python -m analysis.gpu.tune``: build, check and time variants; see the module docstring."""
     import yaml
 
-    from .gpu import detect_gpu
-    from .workflow import kernel_options
+    from analysis.gpu.device import detect_gpu
+    from analysis.gpu.config import kernel_options
 
-    ap = argparse.ArgumentParser(prog="python -m analysis.tune", description=main.__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m analysis.gpu.tune", description=main.__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--variants", nargs="+", default=list(SMEM_LAYOUT))
     ap.add_argument("--sizes", nargs="+", type=int, default=[512, 1024, 2048, 4096, 8192])
@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:48s} N={n:5d} {rec['median_ns'] / 1e3:10.1f} us {rec['throughput']:8.1f} "
                       f"{rec['throughput_unit']}  regs {b['resources']['registers']}", flush=True)
         if args.library:
-            from .references import library_gemms
+            from analysis.gpu.references import library_gemms
 
             rows, _ = library_gemms(args.library, args.warmups, args.repeats, args.seed + rnd)
             library += [{**asdict(r), "round": rnd} for r in rows]

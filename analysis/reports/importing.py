@@ -17,9 +17,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from .errors import ConfigError
-from .io import atomic_path
-from .names import report_stem
+from analysis.errors import ConfigError
+from analysis.io import atomic_path
+from analysis.names import report_stem
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -118,7 +118,7 @@ def copy_checked_xz(src: str | Path, dst: str | Path) -> None:
         ReportError: not an xz file, a stream that ends early or fails its check, or bytes
             other than xz's zero padding after the stream.
     """
-    from .errors import ReportError
+    from analysis.errors import ReportError
 
     src = Path(src)
     dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
@@ -160,7 +160,7 @@ def import_report(src: str | Path, dst: str | Path, preset: int = PRESET) -> Non
     Raises:
         ReportError: an empty file, or an ``.xz`` file that is not one complete xz stream.
     """
-    from .errors import ReportError
+    from analysis.errors import ReportError
 
     src, dst = Path(src), Path(dst)
     if src.stat().st_size == 0:
@@ -190,7 +190,7 @@ def write_import_record(plan: dict[str, str | Path], out: str | Path) -> None:
 
     import pandas as pd
 
-    from .io import write_csv
+    from analysis.io import write_csv
 
     rows = []
     for stem, src in sorted(plan.items()):
@@ -209,12 +209,12 @@ def write_import_record(plan: dict[str, str | Path], out: str | Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m analysis.importing SRC DST``: one report into a set (rule import_report)."""
-    from .errors import AnalysisError
+    """``python -m analysis.reports.importing SRC DST``: one report into a set (rule import_report)."""
+    from analysis.errors import AnalysisError
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 2:
-        print("usage: python -m analysis.importing SRC DST", file=sys.stderr)
+        print("usage: python -m analysis.reports.importing SRC DST", file=sys.stderr)
         return 2
     try:
         import_report(*args)

@@ -27,18 +27,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import AnalysisError, ReportError
-from .io import atomic_path
-from .names import report_stem
-from .ncu import OPCODE_INSTANCES, _read, load_report_isolated
+from analysis.errors import AnalysisError, ReportError
+from analysis.io import atomic_path
+from analysis.names import report_stem
+from analysis.ncu import OPCODE_INSTANCES, _read, load_report_isolated
 
 
 def _fingerprint() -> str:
     """SHA-256 of the reader's source (file names, report reader, parse) and the ncu_report
     version: a change to any invalidates every cached table."""
+    import analysis.names
+    import analysis.ncu
+
     h = hashlib.sha256()
-    for mod in ("names.py", "ncu.py", "parse.py"):
-        h.update((Path(__file__).parent / mod).read_bytes())
+    for path in (analysis.names.__file__, analysis.ncu.__file__, __file__):
+        h.update(Path(path).read_bytes())
     try:
         h.update(_metadata.version("ncu-report").encode())
     except _metadata.PackageNotFoundError:
@@ -247,10 +250,10 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
                      metric_table_out: str | Path | None = None, summary_out: str | Path | None = None,
                      timings: str | Path | None = None) -> ParsedSet:
     """Parse a set's reports (:func:`parse_reports`, cached) and write its long metric
-    table (:func:`analysis.tables.set_table`, schema-checked) and its per-opcode instance
+    table (:func:`analysis.reports.tables.set_table`, schema-checked) and its per-opcode instance
     table as parquet, atomically; with ``metric_table_out``, also the table comparisons
-    read (:func:`analysis.compare.metric_table`: one row per kernel, N, launch and metric);
-    with ``summary_out``, also the set's summary (:func:`analysis.tables.summary`, one row per
+    read (:func:`analysis.reports.metric_table.metric_table`: one row per kernel, N, launch and metric);
+    with ``summary_out``, also the set's summary (:func:`analysis.reports.tables.summary`, one row per
     kernel and N, with the event timings of ``timings``, the set's timings.csv, where it
     has one; timings far from ncu's duration are warned of). A set whose metadata names its Nsight Compute version
     (``ncu_version``: one per set, as the workflow makes them) shares reader processes;
@@ -261,15 +264,15 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
         AnalysisError: any report could not be read (every such file and its cause are
             listed; the others stay cached, and nothing is written);
         SchemaError: a table does not match its declared schema;
-        SetFileError: ``timings`` is not a valid timings.csv (:func:`analysis.setfiles.read_timings`).
+        SetFileError: ``timings`` is not a valid timings.csv (:func:`analysis.reports.setfiles.read_timings`).
     """
-    from .schemas import validate_set
-    from .tables import read_metadata, set_table
+    from analysis.reports.schemas import validate_set
+    from analysis.reports.tables import read_metadata, set_table
 
     meta = read_metadata(metadata)
     times = None
     if summary_out is not None and timings is not None:
-        from .setfiles import read_timings
+        from analysis.reports.setfiles import read_timings
 
         times = read_timings(timings)  # a broken timings.csv stops the job before anything is written
     isolate = not meta.get("ncu_version")
@@ -282,12 +285,12 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     # one check of the whole table (the set schema holds every per-report column and
     # constraint): per report it cost 50 ms each (docs/benchmarks.md)
     # versions from each report's own session details where metadata.json lacks them
-    # (about 10 ms a report: analysis.report_info)
-    from .report_info import report_metadata
+    # (about 10 ms a report: analysis.reports.report_info)
+    from analysis.reports.report_info import report_metadata
 
     own = {}
     if not all(meta.get(k) for k in ("driver", "cuda_version", "ncu_version")):
-        from .logged import warn
+        from analysis.logged import warn
 
         for p in reports:
             try:
@@ -301,7 +304,7 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     with atomic_path(instances_out) as tmp:
         inst.to_parquet(tmp, index=False)
     if metric_table_out is not None:
-        from .compare import metric_table
+        from analysis.reports.metric_table import metric_table
 
         with atomic_path(metric_table_out) as tmp:
             metric_table(table).to_parquet(tmp, index=False)
@@ -315,10 +318,10 @@ def _write_summary(table: pd.DataFrame, inst: pd.DataFrame, times: pd.DataFrame 
                    timings: str | Path | None, out: str | Path) -> None:
     """The set's summary from its checked tables and timings (``times``, read from the file
     ``timings``), written as CSV (:func:`analysis.io.write_csv`)."""
-    from .io import write_csv
-    from .logged import warn
-    from .schemas import validate_summary
-    from .tables import check_timings, summary
+    from analysis.io import write_csv
+    from analysis.logged import warn
+    from analysis.reports.schemas import validate_summary
+    from analysis.reports.tables import check_timings, summary
 
     result = validate_summary(summary(table, inst, times), out)
     for msg in check_timings(result, timings) if timings is not None else []:
@@ -333,12 +336,12 @@ def _write_summary(table: pd.DataFrame, inst: pd.DataFrame, times: pd.DataFrame 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m analysis.parse``: one profile set's reports -> its tables (rule parse_set)."""
+    """``python -m analysis.reports.parse``: one profile set's reports -> its tables (rule parse_set)."""
     import argparse
 
-    from .logged import logged
+    from analysis.logged import logged
 
-    ap = argparse.ArgumentParser(prog="python -m analysis.parse", description=main.__doc__)
+    ap = argparse.ArgumentParser(prog="python -m analysis.reports.parse", description=main.__doc__)
     ap.add_argument("reports", nargs="+", type=Path, help="the set's .ncu-rep[.xz] files")
     ap.add_argument("--set", required=True, help="profile-set name")
     ap.add_argument("--metadata", type=Path, help="the set's metadata.json, if it has one")

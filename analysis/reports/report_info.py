@@ -30,10 +30,10 @@ import struct
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import ReportError
+from analysis.errors import ReportError
 
 #: Keys of :func:`report_metadata`'s dict, named as the set columns of
-#: :data:`analysis.tables.SET_COLUMNS` and the fields of a set's metadata.json.
+#: :data:`analysis.reports.tables.SET_COLUMNS` and the fields of a set's metadata.json.
 METADATA_KEYS = ("gpu", "cc", "driver", "cuda_version", "ncu_version")
 
 #: VersionInfo providers, by the key they fill. For ``ncu_version``, the Nsight Compute

@@ -8,7 +8,7 @@ import pandera.pandas as pa
 from pandera.errors import SchemaError as _PanderaSchemaError
 from pandera.errors import SchemaErrors as _PanderaSchemaErrors
 
-from .errors import AnalysisError
+from analysis.errors import AnalysisError
 
 
 class SchemaError(AnalysisError):
@@ -66,7 +66,7 @@ SUMMARY = pa.DataFrameSchema(
         "n": pa.Column("Int64", pa.Check.gt(0), nullable=True),
         "report": pa.Column(str),
         "launch": pa.Column(int, pa.Check.ge(0)),
-        # values outside a nominal range are kept and named in flags (analysis.tables.range_flags)
+        # values outside a nominal range are kept and named in flags (analysis.reports.tables.range_flags)
         "throughput": pa.Column(float, nullable=True),
         "throughput_unit": pa.Column(str, pa.Check.isin(["TFLOP/s", "TOP/s"]), nullable=True),
         "throughput_source": pa.Column(str),
@@ -80,7 +80,7 @@ SUMMARY = pa.DataFrameSchema(
 )
 
 
-#: A set's measured reference rates (analysis.references): ceilings and library GEMMs.
+#: A set's measured reference rates (analysis.gpu.references): ceilings and library GEMMs.
 REFERENCES = pa.DataFrameSchema(
     {
         "name": pa.Column(str, pa.Check.str_length(min_value=1)),
@@ -137,16 +137,16 @@ def validate_tidy(df: pd.DataFrame, what: object = "tidy table") -> pd.DataFrame
 
 
 def validate_set(df: pd.DataFrame, what: object = "set table") -> pd.DataFrame:
-    """Check a profile set's table (analysis.tables.set_table)."""
+    """Check a profile set's table (analysis.reports.tables.set_table)."""
     return _validate(SET, df, str(what))
 
 
 def validate_summary(df: pd.DataFrame, what: object = "summary") -> pd.DataFrame:
-    """Check a summary (analysis.tables.summary); returns it with columns coerced."""
+    """Check a summary (analysis.reports.tables.summary); returns it with columns coerced."""
     return _validate(SUMMARY, df, str(what))
 
 
 def validate_references(df: pd.DataFrame, what: object = "references") -> pd.DataFrame:
-    """Check a set's references.csv (analysis.references); returns it with columns coerced."""
+    """Check a set's references.csv (analysis.gpu.references); returns it with columns coerced."""
     return _validate(REFERENCES, df.reset_index(drop=True), str(what))
 

@@ -19,17 +19,8 @@ import pandera.pandas as pa
 from pandera.errors import SchemaError as _PanderaSchemaError
 from pandera.errors import SchemaErrors as _PanderaSchemaErrors
 
-from .errors import AnalysisError
-from .precision import LIBRARY_NAMES
-
-
-class SetFileError(AnalysisError):
-    """A file of a profile set is missing what it must hold; the message names the file,
-    the place and the fix."""
-
-    def __init__(self, path: object, cause: str, fix: str) -> None:
-        self.path, self.cause, self.fix = str(path), cause, fix
-        super().__init__(f"{path}: {cause} ({fix})")
+from analysis.errors import AnalysisError, SetFileError  # noqa: F401 (raised here, named here too)
+from analysis.precision import LIBRARY_NAMES
 
 
 #: What metadata.json may hold; every field is optional (sets from elsewhere carry few),
@@ -84,7 +75,7 @@ def read_metadata(path: str | Path | None) -> dict:
     return meta
 
 
-#: timings.csv: one row per kernel and N, event timings in ns (analysis.harness records).
+#: timings.csv: one row per kernel and N, event timings in ns (analysis.gpu.harness records).
 TIMINGS = pa.DataFrameSchema(
     {
         "kernel": pa.Column(str, pa.Check.str_length(min_value=1)),
@@ -157,12 +148,12 @@ def read_timings(path: str | Path) -> pd.DataFrame:
 
 def read_references(path: str | Path) -> pd.DataFrame:
     """A set's ``references.csv`` (ceilings and library GEMMs), checked
-    (:data:`analysis.schemas.REFERENCES`).
+    (:data:`analysis.reports.schemas.REFERENCES`).
 
     Raises:
         SetFileError: as :func:`read_csv_checked`.
     """
-    from .schemas import REFERENCES
+    from analysis.reports.schemas import REFERENCES
 
     return read_csv_checked(path, REFERENCES, "reference rates",
                             "references.csv is written by the references rule on a GPU; fix the row or remove "
@@ -170,7 +161,7 @@ def read_references(path: str | Path) -> pd.DataFrame:
 
 
 #: paired.csv: one row per kernel, N and round of a kernel timed in pairs with its library
-#: GEMM (analysis.paired.PairedRound), durations in ns.
+#: GEMM (analysis.gpu.paired.PairedRound), durations in ns.
 PAIRED = pa.DataFrameSchema(
     {
         "kernel": pa.Column(str, pa.Check.str_matches(r"^[A-Za-z0-9_]+$")),

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import AnalysisError
-from .setfiles import read_metadata  # noqa: F401 (the set tables' reader of metadata.json)
+from analysis.errors import AnalysisError
+from analysis.reports.setfiles import read_metadata  # noqa: F401 (the set tables' reader of metadata.json)
 
 #: Set-level columns, in order, put in front of the per-report columns.
 SET_COLUMNS = ["set", "gpu", "cc", "driver", "cuda_version", "ncu_version"]
@@ -119,7 +119,7 @@ def _metric_num(df: pd.DataFrame, metric: str) -> float | None:
     return float(hit.iloc[0]) if len(hit) else None
 
 
-#: The set columns a report's own session details can give (analysis.report_info).
+#: The set columns a report's own session details can give (analysis.reports.report_info).
 _REPORT_KEYS = ("gpu", "cc", "driver", "cuda_version", "ncu_version")
 
 
@@ -132,7 +132,7 @@ def set_table(reports: list[pd.DataFrame], set_name: str, metadata: dict,
         set_name: the set's name (column ``set``).
         metadata: the set's metadata.json (empty for a set without one).
         report_meta: report stem -> what the report's own session details give
-            (:func:`analysis.report_info.report_metadata`); None where not read.
+            (:func:`analysis.reports.report_info.report_metadata`); None where not read.
 
     GPU name and compute capability come from each launch's device attributes
     (``device__attribute_display_name``, ``device__attribute_compute_capability_major/minor``),

@@ -2,11 +2,11 @@
 rates and the static SASS table: nothing here is typed by hand.
 
 Inputs (all produced by the workflow):
-    summary: results/tables/{set}/summary.csv (:func:`analysis.tables.summary`), one row per
+    summary: results/tables/{set}/summary.csv (:func:`analysis.reports.tables.summary`), one row per
         (kernel, N) with the event timings (median_ns, p25_ns, p75_ns, repeats) and the
-        Nsight Compute metrics of :data:`analysis.tables.SUMMARY_METRICS`.
-    references: profiles/{set}/references.csv (:mod:`analysis.references`) or None.
-    static: figures/sass/static_summary.csv (:mod:`analysis.sass`), per kernel and arch.
+        Nsight Compute metrics of :data:`analysis.reports.tables.SUMMARY_METRICS`.
+    references: profiles/{set}/references.csv (:mod:`analysis.gpu.references`) or None.
+    static: figures/sass/static_summary.csv (:mod:`analysis.study.sass`), per kernel and arch.
     registry: the config's ``kernels`` mapping (precision, mma, baseline, change, ...).
 
 Throughput is always 2*N^3 / median event-timed duration (outside the profiler).
@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .paired import paired_ratios
-from .precision import LIBRARY_NAMES
+from analysis.gpu.paired import paired_ratios
+from analysis.precision import LIBRARY_NAMES
 
 OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
 DRAM_CYC = "dram__cycles_active.avg"
@@ -212,8 +212,8 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     kernels would otherwise "confirm" it with one kernel). The last rows ask the questions
     beyond the study: int4_ptx_unpack_s8 against the s4 emulation, and the tuned kernels
     (``tiling`` of their own in the registry) against the library GEMMs of ``references``
-    (:func:`analysis.setfiles.read_references`), None where the set lacks them; where the set
-    has ``paired`` timings (:func:`analysis.setfiles.read_paired`), one row more tests the same
+    (:func:`analysis.reports.setfiles.read_references`), None where the set lacks them; where the set
+    has ``paired`` timings (:func:`analysis.reports.setfiles.read_paired`), one row more tests the same
     targets on the kernels timed in pairs with the library (:func:`_paired_claim`).
     "Faster" means faster beyond the spread of the event timings (interquartile ranges
     disjoint, see :func:`speedups`); speedups are ratios of medians.
@@ -410,7 +410,7 @@ def _int4_claim(claim, summary: pd.DataFrame, registry: dict) -> None:
           "event-timed medians (timings.csv) of this set")
 
 
-#: The library GEMM each precision is measured against (analysis.references names).
+#: The library GEMM each precision is measured against (analysis.gpu.references names).
 LIBRARY = LIBRARY_NAMES
 #: Issue targets of the tuned mma.sync kernels at the largest N (ratio to LIBRARY), and the
 #: ratio below which the study's tiling counts as closing none of the gap.
@@ -482,7 +482,7 @@ def library_target(spec: dict) -> float | None:
 
 def _paired_claim(claim, paired: pd.DataFrame, registry: dict) -> None:
     """The library targets tested on kernels timed in pairs with their library GEMM
-    (paired.csv, :func:`analysis.paired.paired_ratios`) at the largest N there: each kernel
+    (paired.csv, :func:`analysis.gpu.paired.paired_ratios`) at the largest N there: each kernel
     with a target (:func:`library_target`) must reach it by the geometric mean of its two
     position-matched ratios. holds is None where no such kernel was timed, or where one
     timed at another N lacks the largest (it is named)."""

@@ -1,4 +1,4 @@
-"""The study's figures, each one function of the summary table (:func:`analysis.tables.summary`).
+"""The study's figures, each one function of the summary table (:func:`analysis.reports.tables.summary`).
 
 Figures select and plot; every plotted number is a column of the summary. Points a
 report cannot supply are left out and listed in a note on the figure and in a warning,
@@ -20,11 +20,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .io import atomic_path  # noqa: E402
+from analysis.io import atomic_path  # noqa: E402
 
 #: Thread-level executions per SASS opcode, the source of the bytes per LDGSTS sector.
 OPCODE_METRIC = "sass__thread_inst_executed_true_per_opcode_with_modifier_all"
-from .style import is_ablation, kernel_styles  # noqa: E402 (one style per kernel, every figure)
+from analysis.style import is_ablation, kernel_styles  # noqa: E402 (one style per kernel, every figure)
 
 #: Okabe & Ito (2008), "Color Universal Design": distinguishable with any colour-vision deficiency.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -321,8 +321,8 @@ def occupancy_vs_throughput(s: pd.DataFrame, title: str):
     """(a) Achieved occupancy (sm__warps_active.avg.pct_of_peak_sustained_active, %) against
     throughput, one panel per precision (:func:`panel_groups`), each kernel's points joined
     in order of N (the largest N the filled end), and Spearman's rank correlation over all
-    points of the precision (:func:`analysis.study.spearman`)."""
-    from .study import spearman
+    points of the precision (:func:`analysis.study.claims.spearman`)."""
+    from analysis.study.claims import spearman
 
     skipped = _skipped("occupancy_vs_throughput", s, title)
     if skipped is not None:
@@ -492,7 +492,7 @@ def draw(name: str, summary_csv: str | Path, png: str | Path, pdf: str | Path, t
     Raises:
         KeyError: unknown figure name.
     """
-    from .schemas import validate_summary
+    from analysis.reports.schemas import validate_summary
 
     s = validate_summary(pd.read_csv(summary_csv), summary_csv)
     fig = FIGURES[name](s, title)

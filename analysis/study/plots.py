@@ -1,7 +1,7 @@
-"""The study's figures beyond the per-set ones of :mod:`analysis.figures`, each drawn from
-the tables of :mod:`analysis.study` (so a test can hold the plotted data against them).
+"""The study's figures beyond the per-set ones of :mod:`analysis.study.figures`, each drawn from
+the tables of :mod:`analysis.study.claims` (so a test can hold the plotted data against them).
 
-Every function returns a matplotlib Figure; :func:`analysis.figures.save` writes PNG and PDF.
+Every function returns a matplotlib Figure; :func:`analysis.study.figures.save` writes PNG and PDF.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .figures import OKABE_ITO, STYLE, _legend_below, _metric_note, _n_axis, kernel_styles, panel_groups
-from .study import LIBRARY
+from analysis.study.figures import OKABE_ITO, STYLE, _legend_below, _metric_note, _n_axis, kernel_styles, panel_groups
+from analysis.study.claims import LIBRARY
 
 UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
 
@@ -129,7 +129,7 @@ def speedup(sp: pd.DataFrame, title: str):
 
 def instructions(ratios: pd.DataFrame, static: pd.DataFrame | None, arch: str | None, title: str):
     """Top: executed warp instructions (smsp__inst_executed.sum) relative to the kernel's
-    baseline at each N, one panel per precision (:func:`analysis.figures.panel_groups`).
+    baseline at each N, one panel per precision (:func:`analysis.study.figures.panel_groups`).
     Bottom: the static SASS instruction classes of the same kernels for ``arch``
     (cuobjdump -sass), stacked."""
     styles = kernel_styles(list(ratios["kernel"].unique()))

@@ -137,7 +137,7 @@ def mix_figure(summary: pd.DataFrame):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from .figures import OKABE_ITO, STYLE
+    from analysis.study.figures import OKABE_ITO, STYLE
 
     cols = [c for c in summary.columns if c.startswith("static_") and c != "static_total"]
     s = summary.sort_values(["precision", "kernel", "arch"]).reset_index(drop=True)

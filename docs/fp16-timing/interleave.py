@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from cuda.bindings import driver as cu
-from analysis.build import compile_cubin
-from analysis.harness import GemmRunner, make_inputs, primary_context, time_launches
+from analysis.gpu.build import compile_cubin
+from analysis.gpu.harness import GemmRunner, make_inputs, primary_context, time_launches
 from analysis.precision import precision_of
 from analysis.workflow import kernel_options, kernel_target, tiling_from_config
 cfg = yaml.safe_load(open("config/config.yaml"))

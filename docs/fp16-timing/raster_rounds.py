@@ -1,4 +1,4 @@
-"""Variants of the FP16 kernels (registry tiling with fields replaced, analysis.tune.parse_variant)
+"""Variants of the FP16 kernels (registry tiling with fields replaced, analysis.gpu.tune.parse_variant)
 timed round-robin with cuBLAS FP16 in one process: each round times cuBLAS at N = 8192, then
 every variant at N = 4096 and 8192 (check first; 10 warm-ups, median of 50 launches).
 
@@ -9,10 +9,10 @@ writes $OUT/raster/raster.json (docs/fp16-timing/2026-12-01_raster_rounds.json).
 """
 import json, os, subprocess, sys, yaml
 from pathlib import Path
-from analysis.tune import parse_variant
-from analysis.build import compile_cubin
-from analysis.harness import check_and_time
-from analysis.references import library_gemms
+from analysis.gpu.tune import parse_variant
+from analysis.gpu.build import compile_cubin
+from analysis.gpu.harness import check_and_time
+from analysis.gpu.references import library_gemms
 from analysis.workflow import kernel_options, kernel_target
 cfg = yaml.safe_load(open("config/config.yaml"))
 out = Path(os.environ.get("OUT", "/tmp")) / "raster"; out.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 
 
 # One job per kernel and architecture: nvcc, then cuobjdump -sass. A shell job running
-# `python -m analysis.build` (light imports) rather than script: or run:, which start an
+# `python -m analysis.gpu.build` (light imports) rather than script: or run:, which start an
 # interpreter with Snakemake in it per job (docs/benchmarks.md).
 rule build:
     input:
@@ -20,7 +20,7 @@ rule build:
     benchmark:
         "benchmarks/build/{arch}/{kernel}.tsv"
     shell:
-        "{PYTHON} -m analysis.build --source {input.source} --kernel {wildcards.kernel} --arch {wildcards.arch}"
+        "{PYTHON} -m analysis.gpu.build --source {input.source} --kernel {wildcards.kernel} --arch {wildcards.arch}"
         " --cubin {output.cubin} --resources {output.resources} --sass {output.sass} --log {log}"
         " {params.tools} -- {params.defines}"
 
@@ -40,7 +40,7 @@ rule build_ceilings:
     benchmark:
         "benchmarks/build_ceilings/{arch}.tsv"
     shell:
-        "{PYTHON} -m analysis.build --source {input.source} --kernel peak_mma_m16n8k16_f16_f32"
+        "{PYTHON} -m analysis.gpu.build --source {input.source} --kernel peak_mma_m16n8k16_f16_f32"
         " --arch {wildcards.arch} --cubin {output.cubin} --resources {output.resources} --log {log} {params.tools}"
 
 

@@ -8,10 +8,10 @@ from snakemake.utils import validate
 
 import analysis
 
-from analysis.cluster import node_gpu
+from analysis.gpu.cluster import node_gpu
 from analysis.errors import ConfigError
-from analysis.harness import command as harness_command
-from analysis.importing import check_import_target, import_plan
+from analysis.gpu.harness import command as harness_command
+from analysis.reports.importing import check_import_target, import_plan
 from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
@@ -34,7 +34,7 @@ ARCHS = sorted(set(config["archs"]))
 TILING = tiling_from_config(config)
 TOOLS = config.get("tools") or {}
 PYTHON = sys.executable
-#: Metrics renamed between Nsight Compute versions (analysis.compare.canonical_names), where
+#: Metrics renamed between Nsight Compute versions (analysis.compare.diff.canonical_names), where
 #: the installed package keeps them.
 ALIASES = str(Path(analysis.__file__).parent / "data" / "metric_aliases.csv")
 FIGURE_NAMES = ["occupancy_vs_throughput", "coalescing", "dram_active"]
@@ -54,7 +54,7 @@ if _build_note:
     logger.warning(_build_note)
 
 # The GPU whose profile set this run writes: this machine's, or on a cluster (config
-# gpu_partition) the one a job on that partition described (rule gpu_node, analysis.cluster).
+# gpu_partition) the one a job on that partition described (rule gpu_node, analysis.gpu.cluster).
 GPU_PARTITION = config.get("gpu_partition") or None
 if GPU_PARTITION and config.get("gpu") == "off":
     raise ConfigError("config: gpu=off and gpu_partition given; drop one (gpu=off never checks, times or profiles)")
@@ -67,7 +67,7 @@ for _line in skipped_for_arch(KERNELS, GPU.info.arch) if GPU else []:
 # Resources of every GPU job: one GPU (slurm --gpus=1 on a cluster), on the GPU partition.
 GPU_RESOURCES = {"gpu": 1, **({"slurm_partition": GPU_PARTITION} if GPU_PARTITION else {})}
 # On a cluster each GPU job first checks that its node makes the set it writes to.
-NODE_CHECK = (f"{sys.executable} -m analysis.cluster --expect {shlex.quote(GPU_SET)}"
+NODE_CHECK = (f"{sys.executable} -m analysis.gpu.cluster --expect {shlex.quote(GPU_SET)}"
               f" --suffix {shlex.quote(config.get('set_suffix', ''))}"
               + (f" --ncu {shlex.quote(TOOLS['ncu'])}" if TOOLS.get("ncu") else "") + " && "
               if GPU_PARTITION and GPU_SET else "")
@@ -129,7 +129,7 @@ def figure_outputs(folder, names):
 
 def harness_cmd(wildcards, input, sizes=None, **options):
     """Shell form of the harness command for a rule's kernel and N, or for ``sizes``
-    (several N in one process; analysis.harness.command)."""
+    (several N in one process; analysis.gpu.harness.command)."""
     return shlex.join(harness_command("check-time", input.cubin, wildcards.kernel,
                                       KERNELS[wildcards.kernel]["precision"], sizes or wildcards.n,
                                       tiling_from_config(config, wildcards.kernel),
@@ -269,7 +269,7 @@ def set_identity(set_name):
     reports = reports_of(set_name)
     names = [ReportName.parse(p) for p in reports]
     if reports and all(names):
-        from analysis.setfiles import read_metadata
+        from analysis.reports.setfiles import read_metadata
 
         meta = metadata_of(set_name)
         meta = read_metadata(meta[0]) if meta and Path(meta[0]).exists() else {}

@@ -5,7 +5,7 @@
 # cluster asks for one GPU on the GPU partition.
 
 # One job on a node of the GPU partition writes what GPU, driver and ncu it has, hence the
-# profile set that partition's jobs write to (analysis.cluster).
+# profile set that partition's jobs write to (analysis.gpu.cluster).
 if GPU_PARTITION:
 
     rule gpu_node:
@@ -21,7 +21,7 @@ if GPU_PARTITION:
         benchmark:
             f"benchmarks/gpu_node/{GPU_PARTITION}.tsv"
         shell:
-            "{PYTHON} -m analysis.cluster --describe {output.node} --suffix {params.suffix} {params.ncu} > {log} 2>&1"
+            "{PYTHON} -m analysis.gpu.cluster --describe {output.node} --suffix {params.suffix} {params.ncu} > {log} 2>&1"
 
 
 if GPU_SET:
@@ -103,7 +103,7 @@ if GPU_SET:
         benchmark:
             "benchmarks/compress_report/{set}/{stem}.tsv"
         shell:
-            "{PYTHON} -m analysis.profile compress {input.plain:q} {output.report:q} > {log} 2>&1"
+            "{PYTHON} -m analysis.gpu.profile compress {input.plain:q} {output.report:q} > {log} 2>&1"
 
     rule timings:
         input:
@@ -148,9 +148,9 @@ if GPU_SET:
              for t in ("memcheck", "racecheck") for k in gpu_kernels()],
 
     # Reference rates measured in the same run: tensor-instruction and DRAM-copy ceilings,
-    # and the vendor library GEMMs at every N (analysis.references); right after each
+    # and the vendor library GEMMs at every N (analysis.gpu.references); right after each
     # library timing, the kernels beyond the study of its precision timed in pairs with it,
-    # alternating which runs first (paired.csv; analysis.paired): a ratio that does not
+    # alternating which runs first (paired.csv; analysis.gpu.paired): a ratio that does not
     # depend on the moment of the run each was timed at (docs/perf-notes.md, "Timed alternately").
     rule references:
         input:

@@ -1,5 +1,5 @@
 # Reports made elsewhere into a profile set, then its tables and figures:
-# `snakemake --cores 1 import_set --config source=DIR set=NAME` (analysis.importing).
+# `snakemake --cores 1 import_set --config source=DIR set=NAME` (analysis.reports.importing).
 
 if IMPORT:
 
@@ -17,7 +17,7 @@ if IMPORT:
         benchmark:
             f"benchmarks/import_report/{IMPORT_SET}/{{stem}}.tsv"
         shell:
-            "{PYTHON} -m analysis.importing {params.source:q} {output.report:q} > {log:q} 2>&1"
+            "{PYTHON} -m analysis.reports.importing {params.source:q} {output.report:q} > {log:q} 2>&1"
 
     # Which file each imported report came from (its original name, path and SHA-256).
     rule import_record:
@@ -32,7 +32,7 @@ if IMPORT:
         benchmark:
             f"benchmarks/import_record/{IMPORT_SET}.tsv"
         run:
-            from analysis.importing import write_import_record
+            from analysis.reports.importing import write_import_record
 
             write_import_record(params.plan, output.record)
 

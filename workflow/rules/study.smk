@@ -1,4 +1,4 @@
-# The study's tables, claims and figures (analysis.study, analysis.study_figures): for every
+# The study's tables, claims and figures (analysis.study.claims, analysis.study.plots): for every
 # set with event timings, all in one job per set (one interpreter start instead of two;
 # docs/benchmarks.md). The figures are drawn from the tables as written.
 

@@ -1,7 +1,7 @@
 # Reports -> tidy tables: one per profile set, and the summary.
 
 
-# One job per set reads every report in a pool of reader processes (analysis.parse); the
+# One job per set reads every report in a pool of reader processes (analysis.reports.parse); the
 # per-report tables are cached under results/tidy/{set}/ by content, so a set that gains
 # a report re-reads only that one. A report that crashes or hangs the native reader fails
 # the set's job naming that file; the other reports stay cached.
@@ -32,7 +32,7 @@ checkpoint parse_set:
     benchmark:
         "benchmarks/parse_set/{set}.tsv"
     shell:
-        "{PYTHON} -m analysis.parse --set {wildcards.set} {params.metadata} {params.timings} --cache {params.cache}"
+        "{PYTHON} -m analysis.reports.parse --set {wildcards.set} {params.metadata} {params.timings} --cache {params.cache}"
         " --workers {threads} --metrics {output.metrics} --instances {output.instances}"
         " --metric-table {output.metric_table} --summary {output.summary}"
         " --log {log} {input.reports:q}"

@@ -1,14 +1,14 @@
 """Rule compare_sets: diff two profile sets, flag changes beyond the noise, draw the headline."""
 import pandas as pd
 
-from analysis.compare import (REPORT_FIELDS, Thresholds, compare_metric_tables, metadata_side_by_side,
+from analysis.compare.diff import (REPORT_FIELDS, Thresholds, compare_metric_tables, metadata_side_by_side,
                               read_metric_table, status_counts, versions_from_table)
-from analysis.renames import one_sided_reasons, reason_counts
-from analysis.compare_figures import headline_figure
-from analysis.figures import save
+from analysis.compare.renames import one_sided_reasons, reason_counts
+from analysis.compare.figures import headline_figure
+from analysis.study.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
-from analysis.tables import read_metadata
+from analysis.reports.tables import read_metadata
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):

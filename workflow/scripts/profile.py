@@ -1,9 +1,9 @@
 """Rule profile: ncu --set full on one launch of a kernel per N, in one ncu process."""
 from pathlib import Path
 
-from analysis.cluster import check_node
+from analysis.gpu.cluster import check_node
 from analysis.logged import logged
-from analysis.profile import profile_kernel
+from analysis.gpu.profile import profile_kernel
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):

@@ -1,7 +1,7 @@
 """Rule quantization_error: the study's accuracy appendix for INT8 and INT4."""
 from analysis.io import write_csv
 from analysis.logged import logged
-from analysis.quant import quantization_table
+from analysis.study.quant import quantization_table
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):

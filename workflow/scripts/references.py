@@ -1,12 +1,12 @@
 """Rule references: ceilings and library GEMMs (references.csv), and the kernels beyond the
-study timed in pairs with their library GEMM (paired.csv); analysis.references.measure."""
+study timed in pairs with their library GEMM (paired.csv); analysis.gpu.references.measure."""
 import os
 from pathlib import Path
 
-from analysis.cluster import check_node
+from analysis.gpu.cluster import check_node
 from analysis.logged import logged
-from analysis.paired import PairedKernel
-from analysis.references import measure
+from analysis.gpu.paired import PairedKernel
+from analysis.gpu.references import measure
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):

@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.figures import save
+from analysis.study.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
-from analysis.sass import mix_figure, operand_type, read_build
+from analysis.study.sass import mix_figure, operand_type, read_build
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):

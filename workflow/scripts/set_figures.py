@@ -1,11 +1,11 @@
 """Rule set_figures: every per-set figure from the set's summary table, in one process. A
-figure with nothing to draw (analysis.figures.why_not_drawn) is written as a placeholder
+figure with nothing to draw (analysis.study.figures.why_not_drawn) is written as a placeholder
 saying why, and the log says it in one line."""
 import pandas as pd
 
-from analysis.figures import FIGURES, placeholder, save, why_not_drawn
+from analysis.study.figures import FIGURES, placeholder, save, why_not_drawn
 from analysis.logged import logged
-from analysis.schemas import validate_summary
+from analysis.reports.schemas import validate_summary
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):

@@ -2,7 +2,7 @@
 from pathlib import Path
 
 from analysis.logged import logged
-from analysis.profile import write_set_metadata
+from analysis.gpu.profile import write_set_metadata
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):

@@ -2,15 +2,15 @@
 figures drawn from those tables as written, in one process."""
 import pandas as pd
 
-from analysis import study
-from analysis import study_figures as sf
-from analysis.figures import save
+from analysis.study import claims as study
+from analysis.study import plots as sf
+from analysis.study.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged, warn
-from analysis.paired import check_paired_kernels
-from analysis.schemas import validate_summary
-from analysis.setfiles import read_metadata, read_paired, read_references
-from analysis.tables import check_rates, unbounded_kernels
+from analysis.gpu.paired import check_paired_kernels
+from analysis.reports.schemas import validate_summary
+from analysis.reports.setfiles import read_metadata, read_paired, read_references
+from analysis.reports.tables import check_rates, unbounded_kernels
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):

@@ -3,7 +3,7 @@ import json
 
 from analysis.io import write_csv
 from analysis.logged import logged
-from analysis.tables import timings_table
+from analysis.reports.tables import timings_table
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
