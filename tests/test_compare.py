@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.compare import (
+from analysis.compare.diff import (
     Thresholds,
     aliases,
     canonical_names,
@@ -126,12 +126,13 @@ def test_unit_spellings_and_scales_are_converted_before_comparing(set_a, set_b):
 
 
 def test_units_that_do_not_convert_get_no_relative_change(set_a, set_b):
-    """derived__memory_l2_theoretical_sectors_global_excessive is in byte in older ncu
-    versions and in sector in 2025.3.1: no ratio is taken across them."""
+    """derived__memory_l2_theoretical_sectors_global_excessive is in byte (its unit read
+    alone, in every ncu version; read after the sector counters, as before, it was in
+    sector in 2025.3.1): no ratio is taken across byte and sector."""
     metric = "derived__memory_l2_theoretical_sectors_global_excessive"
     base = set_a.copy()
-    assert (base.loc[base["metric"] == metric, "unit"] == "sector").all()
-    base.loc[base["metric"] == metric, "unit"] = "byte"
+    assert (base.loc[base["metric"] == metric, "unit"] == "byte").all()
+    base.loc[base["metric"] == metric, "unit"] = "sector"
     r = _row(compare_sets(base, set_b), "int8_wmma", 1024, metric)
     assert r["status"] == "unit changed" and r["flagged"]
     assert np.isnan(r["rel_change"]) and np.isnan(r["abs_change"]) and np.isnan(r["unit_factor"])
@@ -165,7 +166,7 @@ def _committed_identities(repo) -> dict:
             kernels = frozenset(report_kernel(p) for p in reports)
         else:  # imported reports: ncu's function names, as the parse job's table gives them
             from analysis.ncu import load_report
-            from analysis.report_info import report_metadata
+            from analysis.reports.report_info import report_metadata
 
             kernels = frozenset(k for p in reports for k in load_report(p)["kernel"].unique())
             meta = report_metadata(reports[0])
@@ -257,7 +258,7 @@ def test_headline_values_stay_legible_on_dark_cells(diff):
     white there, and values on pale cells in black."""
     import matplotlib.pyplot as plt
 
-    from analysis.compare import headline_figure
+    from analysis.compare.diff import headline_figure
 
     fig = headline_figure(diff, "test")
     try:
