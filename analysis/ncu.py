@@ -49,11 +49,12 @@ TIDY_COLUMNS = ["kernel", "precision", "n", "repeat", "launch", "metric", "value
 
 #: Columns that identify a launch, after :data:`TIDY_COLUMNS`: the report's file stem; the
 #: profiling range; ncu's function, demangled and mangled names; the launch's position
-#: among the report's launches of the same mangled name (and N, in a report of one launch
-#: per N); grid and block size ("x,y,z", NA without the launch statistics); and whether
-#: profiling failed for the launch.
+#: among the report's launches of the same NVTX range name and mangled name (and N, in a
+#: report of one launch per N); grid and block size ("x,y,z", NA without the launch
+#: statistics); whether profiling failed for the launch; the NVTX name of a range-replay
+#: range; the NVTX push/pop ranges around the launch (:func:`_nvtx_names`).
 IDENTITY_COLUMNS = ["report", "range", "function", "demangled", "mangled", "occurrence", "grid", "block",
-                    "profiling_failed"]
+                    "profiling_failed", "range_name", "nvtx"]
 
 #: A launch counts as not profiled when more than this share of its metrics has no value
 #: (no number and no string). Seen: 493 of 696 metrics (71 %) of a launch whose profiling
@@ -241,6 +242,38 @@ def _dims(action, prefix: str) -> str | None:
             return None
         vals.append(str(int(v)))
     return ",".join(vals)
+
+
+def _nvtx_names(action) -> tuple[str | None, str | None]:
+    """(range_name, nvtx) of one launch, from ``IAction.nvtx_state()``.
+
+    ``nvtx``: the push/pop ranges open around the launch, per NVTX domain outermost first
+    and joined by ``/``, prefixed ``{domain}:`` except in the default domain (id 0),
+    domains joined by ``;`` in id order (``step/forward``, ``loader:read``,
+    ``step/forward;loader:read``); None where no push/pop range is open.
+
+    ``range_name``, for an action of range replay (``WorkloadType_RANGE``; ncu
+    ``--replay-mode range`` or ``app-range``) only: the NVTX ranges that name the range,
+    i.e. the push/pop ranges as in ``nvtx`` and the open start/end ranges (each its own
+    part, after the push/pop ones of its domain), joined by ``;`` (``alpha`` for a range
+    replayed with ``--nvtx-include alpha/`` or ``--nvtx-include alpha``); None for kernel
+    launches and for a range without NVTX state.
+    """
+    state = action.nvtx_state()
+    push_pop: list[str] = []
+    named: list[str] = []
+    if state is not None:
+        for dom_id in sorted(state.domains()):
+            dom = state.domain_by_id(dom_id)
+            prefix = "" if dom_id == 0 else f"{dom.name()}:"
+            stack = [dom.push_pop_range(i).name() for i in range(len(dom.push_pop_ranges()))]
+            if stack:
+                push_pop.append(prefix + "/".join(stack))
+                named.append(push_pop[-1])
+            named += [prefix + r for r in dom.start_end_ranges()]
+    nvtx = ";".join(push_pop) or None
+    is_range = action.workload_type() == ncu_report.IAction.WorkloadType_RANGE
+    return (";".join(named) or None) if is_range else None, nvtx
 
 
 def _open(path: Path, plain: Path):
@@ -539,9 +572,10 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
             names = sorted(action.metric_names())
             kernel = name.kernel if name else action.name()
             mangled = action.name(IAction.NameBase_MANGLED) or action.name()
-            # the launch's place among those of its kernel at its N (one launch per N: 0)
-            occurrence = seen.get((mangled, size), 0)
-            seen[(mangled, size)] = occurrence + 1
+            range_name, nvtx = _nvtx_names(action)
+            # the launch's place among those of its range and kernel at its N (one launch per N: 0)
+            occurrence = seen.get((range_name, mangled, size), 0)
+            seen[(range_name, mangled, size)] = occurrence + 1
             empty = 0
             for metric_name in names:
                 m = action.metric_by_name(metric_name)
@@ -550,7 +584,7 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
                 rows.append((kernel, metric_name, launch, value, value_str, m.num_instances()))
             ident.append((launch, rng, action.name(), action.name(IAction.NameBase_DEMANGLED), mangled,
                           occurrence, _dims(action, "grid"), _dims(action, "block"),
-                          empty > FAILED_SHARE * len(names)))
+                          empty > FAILED_SHARE * len(names), range_name, nvtx))
     except BaseException:
         with contextlib.suppress(Exception):  # the child's answer is read, so the next report gets its own
             attributes()
@@ -573,7 +607,7 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
     ids = pd.DataFrame(ident, columns=["launch", *IDENTITY_COLUMNS[1:]])
     df = df.merge(ids, on="launch", how="left", validate="many_to_one")
     df["report"] = report_stem(path)
-    for col in ("report", "function", "demangled", "mangled", "grid", "block"):
+    for col in ("report", "function", "demangled", "mangled", "grid", "block", "range_name", "nvtx"):
         df[col] = df[col].astype("string")
     df["profiling_failed"] = df["profiling_failed"].astype(bool)
     return df[TIDY_COLUMNS + IDENTITY_COLUMNS]
@@ -751,10 +785,17 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
         ``unit`` (as the report gives it), ``metric_type`` (counter/ratio/throughput/
         other), ``instances`` (number of instance values; the row holds the total);
         ``report`` (file stem), ``range`` (int), ``function``, ``demangled``, ``mangled``
-        (ncu's three names of the launch's kernel), ``occurrence`` (int: 0 for the first
-        launch of that mangled name in the report, 1 for the next...), ``grid`` and
-        ``block`` (``"x,y,z"`` or NA), ``profiling_failed`` (bool: more than
-        :data:`FAILED_SHARE` of the launch's metrics have no value).
+        (ncu's three names of the launch's kernel; ``range`` for all three of a
+        range-replay action), ``occurrence`` (int: 0 for the first launch of that
+        ``range_name`` and mangled name (and N) in the report, 1 for the next...), ``grid``
+        and ``block`` (``"x,y,z"`` or NA), ``profiling_failed`` (bool: more than
+        :data:`FAILED_SHARE` of the launch's metrics have no value), ``range_name``
+        (string or NA: for an action of range replay, ``ncu --replay-mode range`` or
+        ``app-range``, the NVTX range(s) naming it, e.g. ``alpha``; NA for kernel
+        launches), ``nvtx`` (string or NA: the NVTX push/pop ranges open around the launch,
+        outermost first, ``outer/inner``, prefixed ``{domain}:`` outside the default
+        domain, domains joined by ``;``; NA where none is open). A launch is identified
+        by ``report``, ``range_name``, ``mangled`` and ``occurrence`` (and ``n``).
 
     ``unit`` and ``metric_type`` do not depend on what the process read before, neither
     the order of the metrics nor other reports (of any GPU or Nsight Compute version): each

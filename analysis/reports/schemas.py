@@ -40,6 +40,8 @@ TIDY = pa.DataFrameSchema(
         "grid": pa.Column("string", pa.Check.str_matches(r"^\d+,\d+,\d+$"), nullable=True),
         "block": pa.Column("string", pa.Check.str_matches(r"^\d+,\d+,\d+$"), nullable=True),
         "profiling_failed": pa.Column(bool),
+        "range_name": pa.Column("string", nullable=True),
+        "nvtx": pa.Column("string", nullable=True),
     },
     unique=["report", "launch", "metric"],
     strict=False,
