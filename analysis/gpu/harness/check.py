@@ -1,0 +1,93 @@
+"""The check of a kernel's C against the float64 reference: exact for integers, Higham's bound for FP16 with FP32
+accumulation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from analysis.precision import Precision
+from analysis.gpu.harness.inputs import matmul_f64
+
+
+@dataclass
+class CheckResult:
+    """Outcome of comparing C with the float64 reference.
+
+    Attributes:
+        passed: every element within tolerance (and none left poisoned).
+        max_abs_error: max |C - ref| over all M*N elements, in C's unit.
+        rel_fro_error: ||C - ref||_F / ||ref||_F.
+        tolerance: the rule applied, in words.
+        bad_count: elements outside tolerance.
+        first_bad: (row, col) of the first such element in row-major order, or None.
+    """
+
+    passed: bool
+    max_abs_error: float
+    rel_fro_error: float
+    tolerance: str
+    bad_count: int
+    first_bad: tuple[int, int] | None
+
+
+def fp32_accumulation_bound(a: np.ndarray, b_t: np.ndarray) -> tuple[float, np.ndarray]:
+    """Elementwise error bound of an FP32-accumulated A @ B for float64 A (M, K), B^T (N, K):
+    (gamma_K, gamma_K * (|A| @ |B|)) with gamma_K = K*u / (1 - K*u) and u = 2**-23 (Higham,
+    Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5, any summation order;
+    u doubled from 2**-24 to cover truncating accumulators)."""
+    kdim = a.shape[1]
+    gamma = kdim * 2.0**-23 / (1 - kdim * 2.0**-23)
+    return gamma, gamma * matmul_f64(np.abs(a), np.abs(b_t))
+
+
+def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
+            rows: np.ndarray | None = None, accumulator: str | None = None) -> CheckResult:
+    """Compare the kernel's C with the float64 product A @ B.
+
+    Args:
+        c: the kernel's output, (M, N) float32 or int32.
+        a, b_t: the inputs as float64, A (M, K) and B^T (N, K).
+        prec: the input precision (decides exact or bounded comparison).
+        rows: compare only these rows of C (all N columns); None compares all of C.
+        accumulator: ``"f16"`` for FP16 accumulation: exact comparison, the inputs being
+            the integers of :func:`make_inputs`.
+
+    Integer precisions must match exactly (float64 represents every INT8 product sum
+    with K <= 2**37 exactly), and so must FP16 accumulation of integers in {-1, 0, 1}
+    (see :func:`make_inputs`). For FP16 inputs with FP32 accumulation the bound is
+    elementwise, |C - ref| <= gamma_K * (|A| @ |B|) with gamma_K = K*u / (1 - K*u) and
+    u = 2**-23 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5,
+    for any summation order; u doubled from 2**-24 to cover truncating accumulators).
+    """
+    row_ids = np.arange(c.shape[0]) if rows is None else np.asarray(rows)
+    if rows is not None:
+        c, a = c[row_ids], a[row_ids]
+    ref = matmul_f64(a, b_t)
+    c64 = c.astype(np.float64)
+    diff = np.abs(c64 - ref)
+    diff[np.isnan(diff)] = np.inf
+    if prec.exact:
+        bad = diff != 0
+        tol = "exact"
+    elif accumulator == "f16":
+        bad = diff != 0
+        tol = "exact (FP16 accumulation of integers in {-1, 0, 1})"
+    else:
+        kdim = a.shape[1]
+        gamma, bound = fp32_accumulation_bound(a, b_t)
+        bad = diff > bound
+        tol = f"|C-ref| <= gamma_K*(|A||B|), gamma_K={gamma:.3e} (K={kdim}, u=2^-23)"
+    norm = float(np.linalg.norm(ref))
+    fro = float(np.linalg.norm(np.where(np.isfinite(diff), diff, 0.0))) / norm if norm else 0.0
+    if not np.all(np.isfinite(diff)):
+        fro = float("inf")
+    bad_idx = np.flatnonzero(bad)
+    first = None
+    if bad_idx.size:
+        r, col = divmod(int(bad_idx[0]), c.shape[1])
+        first = (int(row_ids[r]), col)
+    return CheckResult(passed=bad_idx.size == 0, max_abs_error=float(diff.max()),
+                       rel_fro_error=fro, tolerance=tol, bad_count=int(bad_idx.size),
+                       first_bad=first)

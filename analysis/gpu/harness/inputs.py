@@ -1,0 +1,89 @@
+"""Random GEMM inputs of each precision, the float64 reference product and the rows sampled for a check."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analysis.precision import Precision
+
+
+#: Accumulators a kernel may declare (registry ``accumulator``); None = the precision's own
+#: (FP32 for FP16 inputs, INT32 for integers).
+ACCUMULATORS = (None, "f16")
+#: Layouts of B in global memory (registry ``b_layout``): ``col`` = N rows of K elements,
+#: ``row`` = K rows of N elements.
+B_LAYOUTS = ("col", "row")
+
+
+def _pack_int4(v: np.ndarray) -> np.ndarray:
+    """INT4 values (R, C) int8 -> (R, C/2) uint8, two per byte along C, the lower column in
+    the low nibble."""
+    return ((v[:, 0::2] & 0xF) | ((v[:, 1::2] & 0xF) << 4)).astype(np.uint8)
+
+
+def make_inputs(prec: Precision, m: int, n: int, k: int, rng: np.random.Generator, *,
+                accumulator: str | None = None, b_layout: str = "col"):
+    """Random A (M x K) and B (K x N) as device bytes plus their values.
+
+    Args:
+        prec: input precision; INT8 values in [-128, 127], INT4 in [-8, 7], FP16 uniform
+            in [-1, 1].
+        accumulator: ``"f16"`` draws FP16 integers in {-1, 0, 1} instead, so that every
+            partial sum of an FP16 accumulation is an exactly representable integer (FP16
+            holds every integer up to 2048 in magnitude; a random walk of K <= 8192 such
+            terms passes 2048 with probability below 1e-100 by Hoeffding's inequality).
+        b_layout: ``"col"`` uploads B as N rows of K elements, ``"row"`` as K rows of N.
+
+    Returns:
+        (a_bytes, b_bytes, a_vals, b_vals): the byte images uploaded to the GPU (INT4 packed
+        two per byte along the contiguous dimension, low nibble first) and the values as
+        float64 arrays for the reference, A (M, K) and B^T (N, K) whatever the layout.
+
+    Raises:
+        ValueError: an unknown accumulator or layout, or f16 accumulation for integers.
+    """
+    if accumulator not in ACCUMULATORS or b_layout not in B_LAYOUTS:
+        raise ValueError(f"accumulator {accumulator!r} / b_layout {b_layout!r}: expected one of "
+                         f"{ACCUMULATORS} / {B_LAYOUTS}")
+    if accumulator == "f16" and prec.name != "fp16":
+        raise ValueError(f"FP16 accumulation needs FP16 inputs, not {prec.name}")
+    if prec.name == "fp16":
+        if accumulator == "f16":
+            draw = lambda rows, cols: rng.integers(-1, 2, size=(rows, cols)).astype(np.float16)  # noqa: E731
+        else:
+            draw = lambda rows, cols: rng.uniform(prec.lo, prec.hi, size=(rows, cols)).astype(np.float16)  # noqa: E731
+        a, b_t = draw(m, k), draw(n, k)
+    else:
+        a = rng.integers(prec.lo, prec.hi + 1, size=(m, k), dtype=np.int8)
+        b_t = rng.integers(prec.lo, prec.hi + 1, size=(n, k), dtype=np.int8)
+    b_img = b_t if b_layout == "col" else np.ascontiguousarray(b_t.T)
+    a_dev, b_dev = (_pack_int4(a), _pack_int4(b_img)) if prec.name == "int4" else (a, b_img)
+    return a_dev, b_dev, a.astype(np.float64), b_t.astype(np.float64)
+
+
+def sample_rows(m: int, block_m: int, rng: np.random.Generator, blocks: int = 2) -> np.ndarray:
+    """Rows of C for a sampled check: the first and last block rows of the grid plus
+    ``blocks`` random ones (every row residue mod block_m appears), sorted."""
+    nblk = m // block_m
+    pick = {0, nblk - 1} | set(rng.choice(nblk, size=min(blocks, nblk), replace=False).tolist())
+    return np.concatenate([np.arange(b * block_m, (b + 1) * block_m) for b in sorted(pick)])
+
+
+def matmul_f64(x: np.ndarray, y_t: np.ndarray) -> np.ndarray:
+    """``x @ y_t.T`` in float64: x (M, K) and y_t (N, K) float64 -> (M, N) float64.
+
+    Computed on the GPU (CuPy, i.e. cuBLAS DGEMM) when CuPy is installed and sees a GPU,
+    else by NumPy on the CPU (tens of seconds at M = N = K = 8192). Either way every
+    product and partial sum is an IEEE float64 operation, so integer inputs whose partial
+    sums stay below 2**53 give the exact integer result in any summation order.
+    """
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise RuntimeError("no GPU")
+    except Exception:  # no CuPy, no driver or no device: the CPU path
+        return x @ y_t.T
+    try:
+        return cupy.asnumpy(cupy.asarray(x) @ cupy.asarray(y_t).T)
+    finally:
+        cupy.get_default_memory_pool().free_all_blocks()

@@ -1,0 +1,119 @@
+"""A kernel's block and warp tiling: its build parameters, grid, threads and shared memory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from analysis.errors import ConfigError
+from analysis.precision import Precision
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """Block and warp tiling a kernel was built with (the -D build parameters), and what
+    its launch needs: grid (N / block_n, M / block_m), ``threads`` per block and
+    ``smem_bytes`` of dynamic shared memory.
+
+    Attributes:
+        block_m, block_n: rows and columns of C per thread block.
+        block_k_bytes: bytes of K per shared-memory tile row (64 = 32 FP16, 64 INT8 or 128 INT4).
+        warps_m, warps_n: the warp grid inside a block; a warp computes
+            (block_m / warps_m) x (block_n / warps_n) of C.
+        stages: cp.async pipeline depth.
+        raster: block rows per group of the grid's rasterisation (1: blocks in plain row
+            order; kernels/tuned_gemm.cuh only).
+        smem_bytes: dynamic shared memory per block, in bytes (0: the kernel's static shared
+            memory only, as every study kernel); the kernel checks at build time that it
+            lays out exactly this much.
+        producer_warps: warps beside the warps_m x warps_n grid that only load tiles (the
+            TMA producer warpgroup of kernels/wgmma_gemm.cuh: 4; 0 for every other kernel).
+        arch: the nvcc target the kernel needs instead of the configured architecture
+            (``sm_90a`` for the wgmma kernels, set by
+            :func:`analysis.workflow.tiling_from_config` from the registry's archs); None
+            builds for the configured one. Not part of the harness's ``--tiling``.
+    """
+
+    block_m: int = 64
+    block_n: int = 32
+    block_k_bytes: int = 64
+    warps_m: int = 4
+    warps_n: int = 2
+    stages: int = 2
+    raster: int = 1
+    smem_bytes: int = 0
+    producer_warps: int = 0
+    arch: str | None = None
+
+    @property
+    def threads(self) -> int:
+        """Threads per block: 32 per warp of the warps_m x warps_n grid and per producer warp."""
+        return (self.warps_m * self.warps_n + self.producer_warps) * 32
+
+    def grid(self, m: int, n: int) -> tuple[int, int]:
+        """The launch grid (x, y) = (N / block_n, M / block_m) for an M x N output."""
+        return n // self.block_n, m // self.block_m
+
+    def _extras(self) -> bool:
+        return (self.raster, self.smem_bytes) != (1, 0)
+
+    def defines(self) -> list[str]:
+        """nvcc -D flags that select this tiling in kernels/gemm_common.cuh (and
+        kernels/tuned_gemm.cuh, kernels/wgmma_gemm.cuh); RASTER, SMEM_BYTES and PRODUCER_WARPS
+        only where they differ from 1, 0 and 0, so the study kernels build with exactly the
+        flags they always had; ``-arch=<arch>`` last where the kernel needs its own target
+        (analysis.gpu.build then builds for it instead of the configured architecture)."""
+        flags = [f"-DBLOCK_M={self.block_m}", f"-DBLOCK_N={self.block_n}",
+                 f"-DBLOCK_K_BYTES={self.block_k_bytes}", f"-DWARPS_M={self.warps_m}",
+                 f"-DWARPS_N={self.warps_n}", f"-DSTAGES={self.stages}"]
+        if self.raster != 1:
+            flags.append(f"-DRASTER={self.raster}")
+        if self.smem_bytes:
+            flags.append(f"-DSMEM_BYTES={self.smem_bytes}")
+        if self.producer_warps:
+            flags.append(f"-DPRODUCER_WARPS={self.producer_warps}")
+        if self.arch:
+            flags.append(f"-arch={self.arch}")
+        return flags
+
+    def cli(self) -> str:
+        """The ``--tiling`` argument of the harness command line for this tiling: six
+        numbers, or eight (raster and smem_bytes appended) where those are not 1 and 0, or
+        nine (producer_warps appended) where that is not 0."""
+        values = [self.block_m, self.block_n, self.block_k_bytes, self.warps_m, self.warps_n, self.stages]
+        if self._extras() or self.producer_warps:
+            values += [self.raster, self.smem_bytes]
+        if self.producer_warps:
+            values.append(self.producer_warps)
+        return ",".join(str(v) for v in values)
+
+    @classmethod
+    def parse(cls, text: str) -> Tiling:
+        """The inverse of :meth:`cli`.
+
+        Raises:
+            ConfigError: not six, eight or nine comma-separated integers.
+        """
+        try:
+            values = [int(x) for x in text.split(",")]
+        except ValueError:
+            values = []
+        if len(values) not in (6, 8, 9):
+            raise ConfigError(f"--tiling {text!r}: expected block_m,block_n,block_k_bytes,warps_m,warps_n,stages"
+                              "[,raster,smem_bytes[,producer_warps]] (six, eight or nine integers)")
+        return cls(*values)
+
+    def block_k(self, prec: Precision) -> int:
+        """K elements per tile for a precision."""
+        return self.block_k_bytes * 8 // prec.bits
+
+    def check_shape(self, kernel: str, prec: Precision, m: int, n: int, k: int) -> None:
+        """Refuse sizes the kernel cannot handle, before any launch.
+
+        Raises:
+            ConfigError: M, N or K is not a positive multiple of its tile.
+        """
+        bk = self.block_k(prec)
+        for dim, val, tile in (("M", m, self.block_m), ("N", n, self.block_n), ("K", k, bk)):
+            if val <= 0 or val % tile:
+                raise ConfigError(f"{kernel}: {dim}={val} is not a positive multiple of its tile "
+                                  f"{tile} (tiling {self.block_m}x{self.block_n}, K tile {bk})")
