@@ -801,13 +801,16 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
     the order of the metrics nor other reports (of any GPU or Nsight Compute version): each
     is what ncu_report gives for this report in a process that read nothing else. Unit:
     the one ncu_report gives the metric when it is the first unit the process asks for
-    (found so for every metric of the 56 reports of ``foreign-reports`` and of this
-    project's reports, but for ``sass__inst_executed_register_spilling_mem_{local,shared}``
-    of the H200 reports: ``inst``, as the other instruction counts, where alone it gets
-    ``byte``). The first report a process reads is read in the process; units and types
-    of later ones come from a child process per report, forked from a server process per
-    GPU chip that this module starts (about 0.04 s more a report; docs/robustness.md,
-    fault 6). Values are read here either way and do not depend on any of it.
+    (checked metric by metric on the first two launches of the 56 reports of
+    ``foreign-reports`` and on eight of this project's reports: so for all but
+    ``sass__inst_executed_register_spilling_mem_{local,shared}`` of the H200 reports,
+    ``inst`` as the other instruction counts, where alone it gets ``byte``;
+    :func:`_attribute_order`). The first report a process reads is read in the process; the OTHER units
+    (and, for a report of another GPU chip than the first, all units and types) of later
+    ones come from a child process per report, forked from a server process per GPU chip
+    that this module starts: 0.06 s a report instead of 0.04 on the default set, plus
+    about 0.3 s to start a chip's server (docs/robustness.md, fault 6). Values are read
+    here either way and do not depend on any of it.
 
     Raises:
         ReportError: missing, empty, truncated, corrupt or non-report file; a launch with
