@@ -13,7 +13,7 @@ __all__ = ["load_report", "load_instances", "AnalysisError", "ReportError", "Che
 
 def __getattr__(name: str):
     if name in ("load_report", "load_instances"):
-        from analysis import ncu
+        from analysis.reports import ncu
 
         return getattr(ncu, name)
     raise AttributeError(f"module 'analysis' has no attribute {name!r}")

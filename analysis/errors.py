@@ -10,7 +10,7 @@ class AnalysisError(Exception):
 class ReportError(AnalysisError):
     """An Nsight Compute report cannot be used: the message names the file and the cause.
 
-    Raised by :func:`analysis.ncu.load_report` for a missing, empty, truncated, corrupt or
+    Raised by :func:`analysis.reports.ncu.load_report` for a missing, empty, truncated, corrupt or
     non-report file, and for a report without the kernel launch that was expected.
     """
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analysis.gpu.device import detect_gpu
-from analysis.ncu import ReportName
+from analysis.reports.ncu import ReportName
 from analysis.reports.parse import parse_reports
 
 REPO = Path(__file__).resolve().parents[1]

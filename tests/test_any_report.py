@@ -13,7 +13,7 @@ import pytest
 from analysis.study import figures
 from analysis.compare.diff import compare_sets, status_counts
 from analysis.reports.importing import import_plan, import_report, import_stem
-from analysis.ncu import load_report
+from analysis.reports.ncu import load_report
 from analysis.reports.parse import parse_reports
 from analysis.reports.schemas import validate_set, validate_summary
 from analysis.reports.tables import set_table, summary

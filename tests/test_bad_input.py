@@ -22,7 +22,7 @@ from snakemake.utils import validate
 import analysis
 from analysis.study import figures
 from analysis.errors import AnalysisError, ConfigError, ReportError, ToolNotFoundError
-from analysis.ncu import _run_reader, load_instances, load_report, load_report_isolated
+from analysis.reports.ncu import _run_reader, load_instances, load_report, load_report_isolated
 from analysis.reports.schemas import (
     SchemaError,
     validate_references,
@@ -255,7 +255,7 @@ def test_failed_profile_leaves_no_report(tmp_path):
 def test_compressed_report_reads_as_the_plain_one(tmp_path):
     """The compress_report job's xz file holds the plain report byte for byte, and reads
     to the same table; a missing or empty plain report is refused naming the file."""
-    from analysis.ncu import load_report
+    from analysis.reports.ncu import load_report
     from analysis.gpu.profile import compress_report
 
     plain = tmp_path / "add_n1024.ncu-rep"

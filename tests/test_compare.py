@@ -165,7 +165,7 @@ def _committed_identities(repo) -> dict:
         if all(ReportName.parse(p) for p in reports):  # kernels from the names, as the workflow takes them
             kernels = frozenset(report_kernel(p) for p in reports)
         else:  # imported reports: ncu's function names, as the parse job's table gives them
-            from analysis.ncu import load_report
+            from analysis.reports.ncu import load_report
             from analysis.reports.report_info import report_metadata
 
             kernels = frozenset(k for p in reports for k in load_report(p)["kernel"].unique())

@@ -303,7 +303,7 @@ def test_profile_writes_a_readable_report(gpu_cubins, tmp_path):
     """One ncu process profiles a kernel at two N: the .xz report appears, parses, and holds
     one checked launch per N, in order (the grid of each is the tiling's at its N)."""
     from analysis.errors import ToolNotFoundError
-    from analysis.ncu import load_report
+    from analysis.reports.ncu import load_report
     from analysis.gpu.profile import profile_kernel
     from analysis.tools import find_tool
 

@@ -14,7 +14,7 @@ import pytest
 
 from analysis.errors import ReportError
 from analysis.reports.importing import PRESET, copy_checked_xz, import_report
-from analysis.ncu import _xz_decompress_strict
+from analysis.reports.ncu import _xz_decompress_strict
 
 from .conftest import REPO
 
@@ -82,7 +82,7 @@ def test_an_import_job_loads_neither_pandas_nor_the_reader(foreign_dir, tmp_path
     probe = ("import runpy, sys; sys.argv = ['analysis.reports.importing', sys.argv[1], sys.argv[2]]\n"
              "try:\n    runpy.run_module('analysis.reports.importing', run_name='__main__')\n"
              "except SystemExit as e:\n    assert e.code == 0, e.code\n"
-             "print(sorted(m for m in ('pandas', 'numpy', 'ncu_report', 'analysis.ncu') if m in sys.modules))")
+             "print(sorted(m for m in ('pandas', 'numpy', 'ncu_report', 'analysis.reports.ncu') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe, str(src), str(tmp_path / "r.ncu-rep.xz")], cwd=REPO,
                          capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"

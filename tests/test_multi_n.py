@@ -15,7 +15,7 @@ import pytest
 from analysis.errors import ReportError
 from analysis.gpu.harness import Tiling
 from analysis.names import ReportName
-from analysis.ncu import load_instances, load_report
+from analysis.reports.ncu import load_instances, load_report
 
 from .conftest import REPO, SET_DIR
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from analysis.compare.diff import compare_sets
-from analysis.ncu import IDENTITY_COLUMNS, TIDY_COLUMNS, load_report
+from analysis.reports.ncu import IDENTITY_COLUMNS, TIDY_COLUMNS, load_report
 from analysis.reports.schemas import validate_tidy
 from analysis.reports.tables import set_table
 

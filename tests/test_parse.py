@@ -9,7 +9,7 @@ import pytest
 
 from analysis.compare.diff import metric_table, read_metric_table
 from analysis.errors import AnalysisError
-from analysis.ncu import load_report
+from analysis.reports.ncu import load_report
 from analysis.reports.parse import parse_reports, write_set_tables
 
 from . import readers

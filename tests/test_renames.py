@@ -11,7 +11,7 @@ import pytest
 
 from analysis.compare.diff import METRIC_TABLE_COLUMNS, aliases, canonical_names, compare_metric_tables, per_metric
 from analysis.errors import ReportError
-from analysis.ncu import load_report_isolated
+from analysis.reports.ncu import load_report_isolated
 from analysis.compare.renames import (
     NO_LAUNCH,
     ONE_SIDED,

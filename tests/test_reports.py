@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import analysis
-from analysis.ncu import IDENTITY_COLUMNS, TIDY_COLUMNS, ReportName
+from analysis.reports.ncu import IDENTITY_COLUMNS, TIDY_COLUMNS, ReportName
 
 from .conftest import REPORTS
 

@@ -39,7 +39,7 @@ COLUMNS = ["launch", "metric", "unit", "metric_type", "value", "value_str"]
 
 _LOOP = textwrap.dedent("""
     import sys
-    from analysis.ncu import load_report
+    from analysis.reports.ncu import load_report
     out, *paths = sys.argv[1:]
     for i, p in enumerate(paths):
         load_report(p).to_parquet(f"{out}/{i}.parquet", index=False)

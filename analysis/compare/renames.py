@@ -95,7 +95,7 @@ class ReportInventory:
 
 def _inventory(path: str, version: str) -> ReportInventory:
     """Worker side of :func:`build_version_table`: one report, read in a process of its own."""
-    from analysis.ncu import _actions, _metric_value, _open, _plain_report
+    from analysis.reports.ncu import _actions, _metric_value, _open, _plain_report
 
     groups: dict[tuple[str, str], set[str]] = {}
     with _plain_report(Path(path)) as plain:
@@ -145,7 +145,7 @@ def build_version_table(reports: Iterable[tuple[str | Path, str | None]], *, wor
         todo.append((str(path), given or found))
     inventories: list[ReportInventory] = []
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["analysis.ncu"])  # the server imports the reader, never reads a report
+    ctx.set_forkserver_preload(["analysis.reports.ncu"])  # the server imports the reader, never reads a report
     with cf.ProcessPoolExecutor(max_workers=max(1, workers), mp_context=ctx, max_tasks_per_child=1) as pool:
         for inv in pool.map(_inventory, *zip(*todo)) if todo else ():
             inventories.append(inv)

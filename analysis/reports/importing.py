@@ -6,7 +6,7 @@ Any file name, plain ``.ncu-rep`` or ``.ncu-rep.xz``: each report becomes
 ``.xz`` source, copied as it is once checked (xz's CRC64 then guards it),
 its stem kept where it is made of letters, digits, ``.``, ``_`` and ``-`` (other characters
 become ``_``), so a ``{kernel}_n{N}`` name keeps its kernel and N. Launches are told apart
-inside the set by their identity (``analysis.ncu.IDENTITY_COLUMNS``), never by the file.
+inside the set by their identity (``analysis.reports.ncu.IDENTITY_COLUMNS``), never by the file.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ _DAMAGED = "leave it out of the import, or import the plain .ncu-rep"
 def copy_checked_xz(src: str | Path, dst: str | Path) -> None:
     """Copy the xz file ``src`` to ``dst`` byte for byte, decompressing it on the way (the
     output discarded) so that liblzma checks it whole: its header, every block's CRC64, and
-    its end. The same checks as the report reader's (``analysis.ncu``), without importing
+    its end. The same checks as the report reader's (``analysis.reports.ncu``), without importing
     it (pandas and the native reader: 0.4-0.6 s per import job on a 2-core machine).
 
     Raises:

@@ -39,9 +39,9 @@ from pathlib import Path
 import ncu_report
 import pandas as pd
 
-from .errors import ReportError
-from .names import REPORT_STEM, ReportName, report_stem  # noqa: F401 (REPORT_STEM re-exported)
-from .precision import PRECISIONS
+from analysis.errors import ReportError
+from analysis.names import REPORT_STEM, ReportName, report_stem  # noqa: F401 (REPORT_STEM re-exported)
+from analysis.precision import PRECISIONS
 
 #: Columns of the per-report tidy table, in order (one row per launch x metric).
 TIDY_COLUMNS = ["kernel", "precision", "n", "repeat", "launch", "metric", "value", "value_str", "unit",
@@ -436,7 +436,7 @@ def _spare_child() -> tuple[int, int]:
 
 
 def _serve_attributes(warm: bool) -> int:
-    """Server side of :class:`_AttributeServer` (``python -m analysis.ncu --attribute-server
+    """Server side of :class:`_AttributeServer` (``python -m analysis.reports.ncu --attribute-server
     [--no-warm]``). For each request on stdin (one JSON line: ``report``, a plain
     ``.ncu-rep``; ``out``, where to write; ``other_only`` and ``timeout`` (s)), a child
     forked from this process opens the report, writes :func:`_attribute_lists` as JSON to
@@ -474,7 +474,7 @@ class _AttributeServer:
     def __init__(self, chip: str | None) -> None:
         root = str(Path(__file__).resolve().parents[1])
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
-        cmd = [sys.executable, "-m", "analysis.ncu", "--attribute-server"] + ([] if chip is not None else ["--no-warm"])
+        cmd = [sys.executable, "-m", "analysis.reports.ncu", "--attribute-server"] + ([] if chip is not None else ["--no-warm"])
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
         self.lock = threading.Lock()
         #: True once it answered a report known to be of its chip: it read (warmed with)
@@ -854,7 +854,7 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
     """
     path = Path(path)
     with tempfile.TemporaryDirectory(prefix="ncu-read-") as tmp:
-        _run_reader(path, ["-m", "analysis.ncu", str(path), tmp,
+        _run_reader(path, ["-m", "analysis.reports.ncu", str(path), tmp,
                            "any" if expect_launches is None else str(expect_launches),
                            "opcode" if opcode_instances_only else "all"], timeout=timeout)
         return pd.read_parquet(Path(tmp) / "metrics.parquet"), pd.read_parquet(Path(tmp) / "instances.parquet")
@@ -862,8 +862,8 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
 
 def _main(argv: list[str]) -> int:
     """Child side of :func:`load_report_isolated`:
-    ``python -m analysis.ncu REPORT OUTDIR N|any [all|opcode]``; or the server of
-    :func:`_serve_attributes`: ``python -m analysis.ncu --attribute-server [--no-warm]``."""
+    ``python -m analysis.reports.ncu REPORT OUTDIR N|any [all|opcode]``; or the server of
+    :func:`_serve_attributes`: ``python -m analysis.reports.ncu --attribute-server [--no-warm]``."""
     if argv[:1] == ["--attribute-server"]:
         return _serve_attributes(warm="--no-warm" not in argv)
     path, out, expect, *which = argv

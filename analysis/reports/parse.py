@@ -5,7 +5,7 @@ One interpreter per report spent most of its time starting up and importing pand
 one process reads a whole set. Each report is still read in a worker process of a pool,
 because the native reader can crash or hang on a damaged or hostile file: a crash breaks
 only the pool, and the reports that were in flight are then read once more, each in a
-child process of its own (:func:`analysis.ncu.load_report_isolated`), so the error names
+child process of its own (:func:`analysis.reports.ncu.load_report_isolated`), so the error names
 the one file that crashed or hung the reader.
 
 Cache: each report's tables are kept as ``{stem}.parquet`` and ``{stem}.instances.parquet``
@@ -30,17 +30,17 @@ import pandas as pd
 from analysis.errors import AnalysisError, ReportError
 from analysis.io import atomic_path
 from analysis.names import report_stem
-from analysis.ncu import OPCODE_INSTANCES, _read, load_report_isolated
+from analysis.reports.ncu import OPCODE_INSTANCES, _read, load_report_isolated
 
 
 def _fingerprint() -> str:
     """SHA-256 of the reader's source (file names, report reader, parse) and the ncu_report
     version: a change to any invalidates every cached table."""
     import analysis.names
-    import analysis.ncu
+    import analysis.reports.ncu
 
     h = hashlib.sha256()
-    for path in (analysis.names.__file__, analysis.ncu.__file__, __file__):
+    for path in (analysis.names.__file__, analysis.reports.ncu.__file__, __file__):
         h.update(Path(path).read_bytes())
     try:
         h.update(_metadata.version("ncu-report").encode())
@@ -61,9 +61,9 @@ class ParsedSet:
     """What :func:`parse_reports` read.
 
     Attributes:
-        metrics: per-report tidy tables (:func:`analysis.ncu.load_report`), in input order.
+        metrics: per-report tidy tables (:func:`analysis.reports.ncu.load_report`), in input order.
         instances: per-report tables of the per-opcode instanced metrics
-            (:data:`analysis.ncu.OPCODE_INSTANCES`), in input order.
+            (:data:`analysis.reports.ncu.OPCODE_INSTANCES`), in input order.
         parsed: reports read in this call; cached: reports taken from the cache.
         errors: report path -> ReportError for each report that could not be read.
     """
@@ -136,7 +136,7 @@ def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, time
     results: dict[Path, tuple] = {}
     errors: dict[Path, ReportError] = {}
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["analysis.ncu"])
+    ctx.set_forkserver_preload(["analysis.reports.ncu"])
     # forked from the forkserver, which imported the reader but never read a report
     pool = cf.ProcessPoolExecutor(max_workers=max(1, min(workers, len(todo))), mp_context=ctx,
                                   max_tasks_per_child=1 if isolate else None)
@@ -173,7 +173,7 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
     """Read many reports, each at most once per content, in a pool of worker processes.
 
     Args:
-        paths: ``.ncu-rep`` or ``.ncu-rep.xz`` files (as for :func:`analysis.ncu.load_report`).
+        paths: ``.ncu-rep`` or ``.ncu-rep.xz`` files (as for :func:`analysis.reports.ncu.load_report`).
         cache: folder of cached per-report tables (created if absent); None reads every
             report and keeps nothing.
         workers: reader processes (>= 1).
@@ -186,7 +186,7 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             A report taken as hung only because the machine was busy is then read whole.
         reader: what a worker runs per report, ``(path, expect_launches) -> (metrics,
             instances)``; a module-level function (workers import it by name). The
-            default reads the report (:func:`analysis.ncu.load_report`); tests pass one
+            default reads the report (:func:`analysis.reports.ncu.load_report`); tests pass one
             that crashes or hangs on purpose.
         isolate: read every report in a worker process of its own, which read no other
             report. The native reader keeps metric definitions between reports, so the

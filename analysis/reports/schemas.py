@@ -17,7 +17,7 @@ class SchemaError(AnalysisError):
 
 _METRIC_TYPES = ["counter", "ratio", "throughput", "other"]
 
-#: One row per (report, launch, metric) (analysis.ncu.load_report).
+#: One row per (report, launch, metric) (analysis.reports.ncu.load_report).
 TIDY = pa.DataFrameSchema(
     {
         "kernel": pa.Column("string", pa.Check.str_matches(r"^\S+$")),
@@ -134,7 +134,7 @@ def _validate(schema: pa.DataFrameSchema, df: pd.DataFrame, what: str) -> pd.Dat
 
 
 def validate_tidy(df: pd.DataFrame, what: object = "tidy table") -> pd.DataFrame:
-    """Check a per-report table (columns of analysis.ncu.TIDY_COLUMNS)."""
+    """Check a per-report table (columns of analysis.reports.ncu.TIDY_COLUMNS)."""
     return _validate(TIDY, df, str(what))
 
 

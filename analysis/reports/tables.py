@@ -1,6 +1,6 @@
 """Tidy tables of a profile set and the per-(kernel, N) summary the figures read.
 
-The set table stacks the per-report tables of :func:`analysis.ncu.load_report` and adds
+The set table stacks the per-report tables of :func:`analysis.reports.ncu.load_report` and adds
 the set's columns (set, gpu, cc, driver, cuda_version, ncu_version). The summary has
 one row per (kernel, N): selected Nsight Compute metrics under their own names, the
 event timings taken outside the profiler, and a few derived columns whose formulas are
@@ -128,7 +128,7 @@ def set_table(reports: list[pd.DataFrame], set_name: str, metadata: dict,
     """Stack per-report tables into one table for a profile set.
 
     Args:
-        reports: per-report tables (:func:`analysis.ncu.load_report`).
+        reports: per-report tables (:func:`analysis.reports.ncu.load_report`).
         set_name: the set's name (column ``set``).
         metadata: the set's metadata.json (empty for a set without one).
         report_meta: report stem -> what the report's own session details give
@@ -201,7 +201,7 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
         metrics: a set table (:func:`set_table`); only repeat 0 of each (kernel, N) is
             summarised (repeats serve the noise estimate); every launch of a report
             with several gets a row of its own, keyed by report and launch.
-        instances: per-instance values (:func:`analysis.ncu.load_instances`) or None.
+        instances: per-instance values (:func:`analysis.reports.ncu.load_instances`) or None.
         timings: the set's event timings (kernel, n, median_ns, p25_ns, p75_ns, repeats, ...)
             or None; without them throughput falls back to ncu's gpu__time_duration.sum.
 
