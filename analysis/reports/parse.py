@@ -40,7 +40,8 @@ def _fingerprint() -> str:
     import analysis.reports.ncu
 
     h = hashlib.sha256()
-    for path in (analysis.names.__file__, analysis.reports.ncu.__file__, __file__):
+    reader = sorted(Path(analysis.reports.ncu.__file__).parent.glob("*.py"))  # the reader's package
+    for path in (analysis.names.__file__, *reader, __file__):
         h.update(Path(path).read_bytes())
     try:
         h.update(_metadata.version("ncu-report").encode())

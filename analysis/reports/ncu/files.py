@@ -1,0 +1,73 @@
+"""Report files as ``ncu_report`` can open them: plain ``.ncu-rep``, or ``.ncu-rep.xz`` decompressed whole,
+its CRC checked and nothing after its stream."""
+
+from __future__ import annotations
+
+import contextlib
+import lzma
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from analysis.errors import ReportError
+
+
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+#: The next step for a damaged report, wherever it came from.
+REPROFILE = "profile the kernel again, or remove the file from its set"
+
+
+@contextlib.contextmanager
+def _plain_report(path: Path) -> Iterator[Path]:
+    """Yield a path ``ncu_report`` can open: the file itself, or an xz-decompressed copy."""
+    if not path.exists():
+        raise ReportError(path, "file does not exist")
+    if path.stat().st_size == 0:
+        raise ReportError(path, "file is empty", REPROFILE)
+    if not path.name.endswith((".ncu-rep", ".ncu-rep.xz")):
+        raise ReportError(path, "is not a .ncu-rep or .ncu-rep.xz file",
+                          "pass an Nsight Compute report, as written by ncu --export")
+    if path.suffix != ".xz":
+        yield path
+        return
+    # decompressed into memory-backed /dev/shm where there is one: the copy is read once
+    shm = Path("/dev/shm")
+    tmpdir = Path(tempfile.mkdtemp(prefix="ncu-rep-", dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+    try:
+        plain = tmpdir / path.name[: -len(".xz")]
+        _xz_decompress_strict(path, plain)
+        if plain.stat().st_size == 0:
+            raise ReportError(path, "decompresses to an empty file")
+        yield plain
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def _xz_decompress_strict(src: Path, dst: Path) -> None:
+    """Decompress one .xz stream (its CRC64 checked by liblzma) from ``src`` to ``dst``.
+
+    Unlike ``lzma.open``, which ignores bytes after the last stream, anything after the
+    stream other than xz's zero padding is refused: it is not part of a report.
+    """
+    with open(src, "rb") as fh:
+        if fh.read(len(_XZ_MAGIC)) != _XZ_MAGIC:
+            raise ReportError(src, "is not an xz file (no xz header)",
+                              "compress reports with xz, or drop the .xz suffix of a plain .ncu-rep")
+    dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+    try:
+        with open(src, "rb") as fin, open(dst, "wb") as fout:
+            while not dec.eof:
+                chunk = fin.read(1 << 20)
+                if not chunk:
+                    raise ReportError(src, "not a complete xz stream (it ends early)",
+                                      REPROFILE)
+                fout.write(dec.decompress(chunk))
+            rest = dec.unused_data + fin.read()
+    except lzma.LZMAError as exc:
+        raise ReportError(src, f"not a complete xz stream ({exc})",
+                          REPROFILE) from None
+    if rest.strip(b"\0") or len(rest) % 4:
+        raise ReportError(src, f"{len(rest)} bytes after the end of the xz stream",
+                          REPROFILE)

@@ -1,0 +1,74 @@
+"""A report read in a child process of its own (:func:`load_report_isolated`), so that a crash or hang of
+the native reader on a hostile file stops only the child."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.errors import ReportError
+from analysis.reports.ncu.launches import OPCODE_INSTANCES
+from analysis.reports.ncu.read import _read
+from analysis.reports.ncu.units import _serve_attributes
+
+
+def _run_reader(path: Path, child_args: list[str], timeout: float = 600) -> None:
+    """Run ``python <child_args>`` for ``path`` and turn its failure into ReportError."""
+    try:
+        proc = subprocess.run([sys.executable, *child_args], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ReportError(path, f"the report reader did not finish in {timeout:.0f} s") from None
+    if proc.returncode < 0:
+        raise ReportError(path, f"the native report reader crashed on this file (signal {-proc.returncode})",
+                          "the file is corrupt or hostile; re-profile or remove it")
+    if proc.returncode == 3:  # a ReportError in the child, message on the last stderr line
+        raise ReportError(path, proc.stderr.strip().splitlines()[-1].split(": ", 1)[-1])
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise ReportError(path, f"the report reader failed (exit {proc.returncode}): {tail[0]}")
+
+
+def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, timeout: float = 600,
+                         opcode_instances_only: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`load_report` and :func:`load_instances` of one file, run in a child process.
+
+    A report from elsewhere is data, not code: if the native reader crashes (or hangs
+    longer than ``timeout`` seconds) on it, only the child dies, and this raises
+    ReportError naming the file. ``opcode_instances_only`` keeps only the instanced
+    metrics :data:`OPCODE_INSTANCES` accepts (what the workflow stores).
+
+    Returns:
+        (metrics table, instances table), as the two functions return them.
+
+    Raises:
+        ReportError: as :func:`load_report`, or the reader crashed or hung on the file.
+    """
+    path = Path(path)
+    with tempfile.TemporaryDirectory(prefix="ncu-read-") as tmp:
+        _run_reader(path, ["-m", "analysis.reports.ncu", str(path), tmp,
+                           "any" if expect_launches is None else str(expect_launches),
+                           "opcode" if opcode_instances_only else "all"], timeout=timeout)
+        return pd.read_parquet(Path(tmp) / "metrics.parquet"), pd.read_parquet(Path(tmp) / "instances.parquet")
+
+
+def _main(argv: list[str]) -> int:
+    """Child side of :func:`load_report_isolated`:
+    ``python -m analysis.reports.ncu REPORT OUTDIR N|any [all|opcode]``; or the server of
+    :func:`_serve_attributes`: ``python -m analysis.reports.ncu --attribute-server [--no-warm]``."""
+    if argv[:1] == ["--attribute-server"]:
+        return _serve_attributes(warm="--no-warm" not in argv)
+    path, out, expect, *which = argv
+    only = OPCODE_INSTANCES if which == ["opcode"] else None
+    try:
+        metrics, instances = _read(path, None if expect == "any" else int(expect), instances=True,
+                                   instance_filter=only)
+    except ReportError as exc:
+        print(f"ReportError: {exc.cause}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
+        return 3
+    metrics.to_parquet(Path(out) / "metrics.parquet", index=False)
+    instances.to_parquet(Path(out) / "instances.parquet", index=False)
+    return 0

@@ -1,0 +1,233 @@
+"""One report into its tidy tables: :func:`load_report` (one row per launch x metric) and
+:func:`load_instances` (per-instance values)."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.errors import ReportError
+from analysis.names import ReportName, report_stem
+from analysis.reports.ncu.files import REPROFILE, _plain_report
+from analysis.reports.ncu.launches import FAILED_SHARE, IDENTITY_COLUMNS, TIDY_COLUMNS, _METRIC_TYPE, _actions, _check_named, _dims, _metric_value, _nvtx_names, _open, launch_sizes, precision_from_kernel
+from analysis.reports.ncu.units import _ask, _attributes, _chip, _note_values, _plan, _typed_chip
+
+
+def _check_launches(path: Path, name: ReportName | None, actions: list, expect_launches: int | None) -> None:
+    """Raise ReportError where the report holds no launch, or not ``expect_launches`` per N."""
+    if not actions:
+        raise ReportError(path, "holds no kernel launch")
+    per_n = len(name.sizes) if name else 1
+    if expect_launches is not None and len(actions) != expect_launches * per_n:
+        raise ReportError(path, f"holds {len(actions)} kernel launches, expected {expect_launches}"
+                                + (f" per N ({expect_launches * per_n} for the {per_n} sizes of its name)"
+                                   if per_n > 1 else ""),
+                          "profile with --launch-count 1 and a --kernel-name filter")
+    for launch, _rng, action in actions:
+        if len(action.metric_names()) == 0:
+            raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
+
+
+def _metric_table(path: Path, name: ReportName | None, actions: list,
+                  attributes: Callable[[], list[tuple[list[str], list[int]]]]) -> pd.DataFrame:
+    """The tidy table of ``actions``; ``attributes()``: per launch, the units and metric
+    types of its metrics in sorted-name order (:func:`_attributes`), asked for once the
+    values are read."""
+    from ncu_report import IAction
+
+    rows: list[tuple] = []
+    ident: list[tuple] = []
+    seen: dict[tuple, int] = {}
+    sizes = launch_sizes(name, [launch for launch, _, _ in actions])
+    try:
+        for (launch, rng, action), size in zip(actions, sizes):
+            names = sorted(action.metric_names())
+            kernel = name.kernel if name else action.name()
+            mangled = action.name(IAction.NameBase_MANGLED) or action.name()
+            range_name, nvtx = _nvtx_names(action)
+            # the launch's place among those of its range and kernel at its N (one launch per N: 0)
+            occurrence = seen.get((range_name, mangled, size), 0)
+            seen[(range_name, mangled, size)] = occurrence + 1
+            empty = 0
+            for metric_name in names:
+                m = action.metric_by_name(metric_name)
+                value, value_str = _metric_value(m)
+                empty += math.isnan(value) and value_str is None
+                rows.append((kernel, metric_name, launch, value, value_str, m.num_instances()))
+            ident.append((launch, rng, action.name(), action.name(IAction.NameBase_DEMANGLED), mangled,
+                          occurrence, _dims(action, "grid"), _dims(action, "block"),
+                          empty > FAILED_SHARE * len(names), range_name, nvtx))
+    except BaseException:
+        with contextlib.suppress(Exception):  # the child's answer is read, so the next report gets its own
+            attributes()
+        raise
+    got = attributes()
+    units = [u for launch_units, _ in got for u in launch_units]
+    types = [_METRIC_TYPE.get(t, "other") for _, launch_types in got for t in launch_types]
+    if len(units) != len(rows) or len(types) != len(rows):
+        raise ReportError(path, f"its units and metric types ({len(units)}) do not match its metrics ({len(rows)})",
+                          REPROFILE)
+    rows = [(*r[:5], u, t, r[5]) for r, u, t in zip(rows, units, types)]
+    df = pd.DataFrame(rows, columns=["kernel", "metric", "launch", "value", "value_str", "unit",
+                                     "metric_type", "instances"])
+    df["precision"] = df["kernel"].map(precision_from_kernel).astype("string")
+    df["n"] = pd.array(launch_sizes(name, df["launch"]), dtype="Int64")
+    df["repeat"] = name.repeat if name else 0
+    for col in ("kernel", "metric", "value_str", "unit", "metric_type"):
+        df[col] = df[col].astype("string")
+    df["value"] = df["value"].astype("float64")
+    ids = pd.DataFrame(ident, columns=["launch", *IDENTITY_COLUMNS[1:]])
+    df = df.merge(ids, on="launch", how="left", validate="many_to_one")
+    df["report"] = report_stem(path)
+    for col in ("report", "function", "demangled", "mangled", "grid", "block", "range_name", "nvtx"):
+        df[col] = df[col].astype("string")
+    df["profiling_failed"] = df["profiling_failed"].astype(bool)
+    return df[TIDY_COLUMNS + IDENTITY_COLUMNS]
+
+
+def _instance_table(path: str | Path, name: ReportName | None, actions: list,
+                    metrics: list[str] | Callable[[str], bool] | None) -> pd.DataFrame:
+    rows: list[tuple] = []
+    for launch, _rng, action in actions:
+        kernel = name.kernel if name else action.name()
+        if metrics is None or callable(metrics):
+            wanted = [m for m in action.metric_names() if metrics is None or metrics(m)]
+        else:
+            wanted = metrics
+        for metric_name in wanted:
+            m = action.metric_by_name(metric_name)
+            if m is None or m.num_instances() == 0:
+                continue
+            ids = m.correlation_ids() if m.has_correlation_ids() else None
+            for i in range(m.num_instances()):
+                v = m.value(i)
+                key = str(ids.value(i)) if ids is not None else str(i)
+                if isinstance(v, str):
+                    rows.append((kernel, launch, metric_name, i, key, math.nan, v))
+                else:
+                    rows.append((kernel, launch, metric_name, i, key, math.nan if v is None else float(v), None))
+    df = pd.DataFrame(rows, columns=["kernel", "launch", "metric", "instance", "key", "value", "value_str"])
+    df.insert(0, "report", pd.array([report_stem(path)] * len(df), dtype="string"))
+    df.insert(2, "n", pd.array(launch_sizes(name, df["launch"]), dtype="Int64"))
+    df.insert(2, "repeat", name.repeat if name else 0)
+    for col in ("kernel", "metric", "key", "value_str"):
+        df[col] = df[col].astype("string")
+    return df
+
+
+def _read(path: str | Path, expect_launches: int | None, *, metrics: bool = True,
+          instances: bool = False, instance_filter: Callable[[str], bool] | None = None
+          ) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """Open a report once and build the tables asked for (instances of the metrics
+    ``instance_filter`` accepts; None: every instanced metric)."""
+    path = Path(path)
+    name = ReportName.parse(path)
+    with _plain_report(path) as plain:
+        # a process that read reports of one chip asks that chip's server at once, so its
+        # child reads while this process opens the report and reads the values
+        likely = _typed_chip() if metrics else None
+        early = _ask(likely, plain, True, early=True) if likely is not None else None
+        try:
+            actions = list(_actions(_open(path, plain)))
+            chip = _chip(actions)
+            plan = _plan(chip) if metrics else None
+            _note_values(chip)
+            _check_named(path, name, actions)
+            table = None
+            if metrics:
+                _check_launches(path, name, actions, expect_launches)
+                attributes = _attributes(path, plain, chip, actions, plan, early)
+                early = None
+                table = _metric_table(path, name, actions, attributes)
+        finally:
+            if early is not None:
+                early.drop()
+        inst = _instance_table(path, name, actions, instance_filter) if instances else None
+    return table, inst
+
+
+def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.DataFrame:
+    """Read one report, from this workflow or any other program, into a tidy long table,
+    one row per launch x metric.
+
+    Args:
+        path: any ``.ncu-rep`` or ``.ncu-rep.xz`` file. Kernel, N and repeat are taken
+            from the file name when it reads ``{kernel}_n{N}[_r{R}]`` (every launch must
+            then be of that kernel) or ``{kernel}_n{N1}-{N2}-...[_r{R}]`` (one launch per
+            N, launch i at the i-th N), otherwise from the report (kernel = ncu's function
+            name of each launch, N = NA, repeat 0).
+        expect_launches: the number of kernel launches the report must hold per N of its
+            name (the workflow asks for 1 for the reports it makes); None (default) reads
+            every launch of every range.
+
+    Returns:
+        DataFrame with columns :data:`TIDY_COLUMNS` then :data:`IDENTITY_COLUMNS`:
+        ``kernel`` (str), ``precision`` (str or NA), ``n`` (Int64), ``repeat`` (int: which
+        profile of the same kernel and N), ``launch`` (int, 0-based across ranges),
+        ``metric`` (Nsight Compute name, verbatim), ``value`` (float64; NaN where the
+        metric is a string or has no value), ``value_str`` (string-valued metrics),
+        ``unit`` (as the report gives it), ``metric_type`` (counter/ratio/throughput/
+        other), ``instances`` (number of instance values; the row holds the total);
+        ``report`` (file stem), ``range`` (int), ``function``, ``demangled``, ``mangled``
+        (ncu's three names of the launch's kernel; ``range`` for all three of a
+        range-replay action), ``occurrence`` (int: 0 for the first launch of that
+        ``range_name`` and mangled name (and N) in the report, 1 for the next...), ``grid``
+        and ``block`` (``"x,y,z"`` or NA), ``profiling_failed`` (bool: more than
+        :data:`FAILED_SHARE` of the launch's metrics have no value), ``range_name``
+        (string or NA: for an action of range replay, ``ncu --replay-mode range`` or
+        ``app-range``, the NVTX range(s) naming it, e.g. ``alpha``; NA for kernel
+        launches), ``nvtx`` (string or NA: the NVTX push/pop ranges open around the launch,
+        outermost first, ``outer/inner``, prefixed ``{domain}:`` outside the default
+        domain, domains joined by ``;``; NA where none is open). A launch is identified
+        by ``report``, ``range_name``, ``mangled`` and ``occurrence`` (and ``n``).
+
+    ``unit`` and ``metric_type`` do not depend on what the process read before, neither
+    the order of the metrics nor other reports (of any GPU or Nsight Compute version): each
+    is what ncu_report gives for this report in a process that read nothing else. Unit:
+    the one ncu_report gives the metric when it is the first unit the process asks for
+    (checked metric by metric on the first two launches of the 56 reports of
+    ``foreign-reports`` and on eight of this project's reports: so for all but
+    ``sass__inst_executed_register_spilling_mem_{local,shared}`` of the H200 reports,
+    ``inst`` as the other instruction counts, where alone it gets ``byte``;
+    :func:`_attribute_order`). The first report a process reads is read in the process; the OTHER units
+    (and, for a report of another GPU chip than the first, all units and types) of later
+    ones come from a child process per report, forked from a server process per GPU chip
+    that this module starts: 0.06 s a report instead of 0.04 on the default set, plus
+    about 0.3 s to start a chip's server (docs/robustness.md, fault 6). Values are read
+    here either way and do not depend on any of it.
+
+    Raises:
+        ReportError: missing, empty, truncated, corrupt or non-report file; a launch with
+            no metrics; a launch count other than ``expect_launches`` per N, or than the
+            sizes the name gives; the process reading units and metric types crashed,
+            hung (600 s) or ended. The message names the file and the cause.
+    """
+    return _read(path, expect_launches)[0]
+
+
+def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.DataFrame:
+    """Per-instance values of instanced metrics (per opcode, per SASS PC, per sample).
+
+    Args:
+        path: as for :func:`load_report`.
+        metrics: metric names to read; None reads every instanced metric.
+
+    Returns:
+        DataFrame with columns kernel, n, repeat, launch, metric, instance (int position),
+        key (the correlation id as a string: an opcode such as ``LDGSTS.E.BYPASS.128``,
+        a PC, or a sample index), value (float64), value_str.
+
+    Raises:
+        ReportError: as :func:`load_report`.
+    """
+    path = Path(path)
+    name = ReportName.parse(path)
+    with _plain_report(path) as plain:
+        actions = list(_actions(_open(path, plain)))
+        _note_values(_chip(actions))
+        _check_named(path, name, actions)
+        return _instance_table(path, name, actions, metrics)
