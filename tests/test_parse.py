@@ -13,7 +13,7 @@ from analysis.reports.ncu import load_report
 from analysis.reports.parse import parse_reports, write_set_tables
 
 from . import readers
-from .conftest import DEFAULT_SET, SET_DIR
+from .conftest import DEFAULT_SET, REPO, SET_DIR
 
 #: Four real reports of the default set: two kernels, N = 512 and 1024.
 FOUR = [SET_DIR / "reports" / f"{k}_n{n}.ncu-rep.xz" for k in ("int8_wmma", "int4_wmma") for n in (512, 1024)]
@@ -161,11 +161,24 @@ def test_isolated_reading_gives_each_report_a_process_of_its_own(four):
         pd.testing.assert_frame_equal(table.drop(columns="reads_in_process"), load_report(path))
 
 
-def test_a_set_without_one_ncu_version_is_read_in_isolation(four, tmp_path, capsys):
-    """A set whose metadata.json names its Nsight Compute version (one per set, as the
-    workflow makes them) shares reader processes; an imported set, without one, does not."""
+def test_a_set_of_several_gpus_shares_its_readers_and_gets_each_reports_units(foreign_dir, tmp_path):
+    """An imported set of reports of three GPUs and Nsight Compute versions (T4 2024.2.1,
+    RTX 3080 2020.2.1, the H200's add 2025.3.1) is read by shared reader processes and gives
+    each report the units and metric types it has read in a process of its own (fault 6)."""
+    from analysis.reports.ncu import load_report_isolated
+
+    paths = [foreign_dir / "armleth__cuda-mlp-inference__report__b4d31e9a.ncu-rep.xz",
+             foreign_dir / "iamcoleman__monte-carlo-pi__profile__3d528bfb.ncu-rep.xz",
+             REPO / "tests" / "data" / "add_n1024.ncu-rep.xz"]
     out = tmp_path / "out"
-    write_set_tables(four, "s", SET_DIR / "metadata.json", tmp_path / "c1", out / "m.parquet", out / "i.parquet")
-    assert "fresh process" not in capsys.readouterr().out
-    write_set_tables(four, "s", None, tmp_path / "c2", out / "m.parquet", out / "i.parquet")
-    assert "each report read in a fresh process" in capsys.readouterr().out
+    write_set_tables(paths, "mixed", None, tmp_path / "cache", out / "m.parquet", out / "i.parquet", workers=1)
+    table = pd.read_parquet(out / "m.parquet")
+    for path in paths:
+        alone = load_report_isolated(path, expect_launches=None)[0]
+        got = table[table["report"] == alone["report"].iloc[0]]
+        key = ["launch", "metric"]
+        a = alone.set_index(key)[["unit", "metric_type"]].sort_index()
+        b = got.set_index(key)[["unit", "metric_type"]].sort_index()
+        assert a.astype(str).equals(b.astype(str)), path.name
+
+

@@ -190,13 +190,10 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             default reads the report (:func:`analysis.reports.ncu.load_report`); tests pass one
             that crashes or hangs on purpose.
         isolate: read every report in a worker process of its own, which read no other
-            report. The native reader keeps metric definitions between reports, so the
-            unit it gives a metric can depend on the reports read before in the process
-            when they come from other Nsight Compute versions (docs/robustness.md, fault
-            6). It costs a process start per report (measured on the default set with one
-            worker: 4.2 reports/s against 14.4 shared, docs/robustness.md);
-            :func:`write_set_tables` asks for it for sets that do not name one Nsight
-            Compute version.
+            report. Not needed for units (the reader gives each report its own whatever was
+            read before: docs/robustness.md, fault 6); it keeps each report's native reader
+            state apart. On the 56 reports of other people with one worker: 9.7 s isolated,
+            10.5 s shared, equal tables.
 
     Returns:
         :class:`ParsedSet` with the tables of every report that could be read, in the
@@ -256,10 +253,10 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     read (:func:`analysis.reports.metric_table.metric_table`: one row per kernel, N, launch and metric);
     with ``summary_out``, also the set's summary (:func:`analysis.reports.tables.summary`, one row per
     kernel and N, with the event timings of ``timings``, the set's timings.csv, where it
-    has one; timings far from ncu's duration are warned of). A set whose metadata names its Nsight Compute version
-    (``ncu_version``: one per set, as the workflow makes them) shares reader processes;
-    any other set (imported reports, perhaps of several versions) has each report read
-    in a fresh process (``isolate``), so no report's units depend on another's.
+    has one; timings far from ncu's duration are warned of). Every set shares its reader
+    processes, whatever GPUs and Nsight Compute versions its reports come from: the reader
+    gives each report its own units (:mod:`analysis.reports.ncu`; over the 56 reports of
+    other people, 21 GPUs, the tables equal those of a process per report, docs/benchmarks.md).
 
     Raises:
         AnalysisError: any report could not be read (every such file and its cause are
@@ -276,12 +273,9 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
         from analysis.reports.setfiles import read_timings
 
         times = read_timings(timings)  # a broken timings.csv stops the job before anything is written
-    isolate = not meta.get("ncu_version")
-    got = parse_reports(reports, cache, workers=workers, isolate=isolate)
+    got = parse_reports(reports, cache, workers=workers)
     print(f"{set_name}: {len(got.parsed)} reports read, {len(got.cached)} from the cache ({cache}), "
-          f"{len(got.errors)} failed"
-          + ("; each report read in a fresh process (the set names no single Nsight Compute version)"
-             if isolate and got.parsed else ""))
+          f"{len(got.errors)} failed")
     got.raise_errors(f"profile set {set_name}")
     # one check of the whole table (the set schema holds every per-report column and
     # constraint): per report it cost 50 ms each (docs/benchmarks.md)
