@@ -14,7 +14,7 @@ import yaml
 
 from .conftest import DEFAULT_SET, REPO
 
-COPY = ["Snakefile", "config", "workflow", "kernels", "profiles"]
+COPY = ["Snakefile", "config", "workflow", "kernels", "profiles", "figures", ".gitignore"]
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +27,11 @@ def workdir(tmp_path_factory) -> Path:
     # (reports) newer than everything else to show no GPU rule is triggered by it.
     for p in (root / "profiles").rglob("*"):
         os.utime(p)
+    # a repository of its own, so that the main job's changes to tracked files show in git status
+    git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "as committed"], cwd=root, check=True)
     return root
 
 
@@ -56,6 +61,10 @@ def test_main_job_from_committed_set(workdir):
         assert (workdir / "results" / "build" / arch / "int4_wmma.sass").stat().st_size > 0
     # nothing was profiled or timed on this machine
     assert not (workdir / "results" / "gpu").exists()
+    # the committed figures and tables are what the main job writes, to the byte
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=workdir, capture_output=True, text=True,
+                            check=True).stdout
+    assert status == "", f"the main job changed committed files:\n{status[:3000]}"
     # a second run has nothing to do
     again = snakemake(workdir, "--config", "gpu=off", "-n")
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
@@ -83,7 +92,7 @@ def test_parse_jobs_ask_for_readers_by_set_size(workdir):
     proc = snakemake(workdir, "-n", "--cores", "8", "--config", "gpu=off", "--forcerun", "parse_set")
     assert proc.returncode == 0, proc.stderr[-3000:]
     planned = {}  # set -> threads, from each parse_set job's block (threads shown when > 1)
-    for block in proc.stdout.split("rule parse_set:")[1:]:
+    for block in re.split(r"(?:rule|checkpoint) parse_set:", proc.stdout)[1:]:
         block = re.split(r"\n(?:local)?rule |\n\[", block)[0]
         threads = re.search(r"^\s+threads: (\d+)$", block, flags=re.M)
         planned[re.search(r"wildcards: set=(\S+)", block).group(1)] = int(threads.group(1)) if threads else 1

@@ -9,7 +9,7 @@ from snakemake.utils import validate
 import analysis
 
 from analysis.gpu.cluster import node_gpu
-from analysis.errors import ConfigError
+from analysis.errors import ConfigError, ReportError
 from analysis.gpu.harness import command as harness_command
 from analysis.reports.importing import check_import_target, import_plan
 from analysis.names import ReportName
@@ -264,8 +264,8 @@ def set_identity(set_name):
     """What the automatic comparisons know of a set (analysis.workflow.SetIdentity): for a
     set of reports named {kernel}_n{N} (the reader checks that every launch is of that
     kernel), its kernels from the names and its versions from metadata.json; for any other
-    set (imported reports), the function names and versions of its parsed table, which makes
-    the set's parse job a checkpoint of the comparisons."""
+    set (imported reports), ncu's function names and the versions read from the reports
+    themselves before any job runs (analysis.reports.kernels, cached under results/kernels/)."""
     reports = reports_of(set_name)
     names = [ReportName.parse(p) for p in reports]
     if reports and all(names):
@@ -274,16 +274,15 @@ def set_identity(set_name):
         meta = metadata_of(set_name)
         meta = read_metadata(meta[0]) if meta and Path(meta[0]).exists() else {}
         return SetIdentity(frozenset(n.kernel for n in names), meta.get("ncu_version"), meta.get("driver"))
-    import pandas as pd
+    from analysis.reports.kernels import set_kernels
 
-    table = checkpoints.parse_set.get(set=set_name).output.metrics
-    cols = pd.read_parquet(table, columns=["kernel", "ncu_version", "driver"]).drop_duplicates()
-
-    def one(col):
-        vals = sorted(cols[col].dropna().unique())
-        return vals[0] if len(vals) == 1 else None
-
-    return SetIdentity(frozenset(cols["kernel"].dropna()), one("ncu_version"), one("driver"))
+    try:
+        got = set_kernels([Path(p) for p in reports if Path(p).exists()],
+                          Path("results") / "kernels" / f"{set_name}.json")
+    except ReportError as exc:  # the set's parse job will fail naming it; pair what can be read
+        _warn_once(f"{exc}: its kernels are unknown, so set {set_name} is in no automatic comparison")
+        return SetIdentity(frozenset())
+    return SetIdentity(frozenset(got["kernels"]), got["ncu_version"], got["driver"])
 
 
 def compare_outputs(wildcards=None):
@@ -310,8 +309,7 @@ def compare_outputs(wildcards=None):
 
 
 def final_outputs(wildcards=None):
-    """Every output of the default target (an input function: the automatic comparisons
-    may wait for checkpoint parse_set of an imported set)."""
+    """Every output of the default target."""
     out = build_outputs()
     if out:
         out += ["figures/sass/static_summary.csv", "figures/sass/static_mix.png", "figures/sass/static_mix.pdf"]

@@ -5,8 +5,7 @@
 # per-report tables are cached under results/tidy/{set}/ by content, so a set that gains
 # a report re-reads only that one. A report that crashes or hangs the native reader fails
 # the set's job naming that file; the other reports stay cached.
-# A checkpoint: the automatic comparisons read an imported set's kernels from its table.
-checkpoint parse_set:
+rule parse_set:
     input:
         reports=set_report_files,
         metadata=metadata_input,
