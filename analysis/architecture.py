@@ -99,7 +99,7 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m analysis.architecture [--check]``."""
-    ap = argparse.ArgumentParser(prog="python -m analysis.architecture", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m analysis.architecture", description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if docs/architecture.md is out of date")
     args = ap.parse_args(sys.argv[1:] if argv is None else argv)
     page = render()

@@ -263,6 +263,15 @@ def test_imported_sets_are_paired_by_the_kernels_they_share(tmp_path, foreign_di
     record = pd.read_csv(root / "profiles" / "adds" / "imported.csv")
     assert list(record["stem"]) == ["scale_float__run_1"] and list(record["original_name"]) == [
         "scale<float> run 1.ncu-rep.xz"]
+    # a second import into the set keeps the first one's record (Snakemake removes a job's
+    # output before it runs: the record was rewritten with the second import's rows only)
+    more = tmp_path / "src" / "adds_more"
+    more.mkdir()
+    shutil.copy(foreign_dir / "LakshyaSingh354__CudaCode__stage1_reps_vec_add__7d4ec686.ncu-rep.xz",
+                more / "vec add.ncu-rep.xz")
+    _import(root, more, "adds")
+    record = pd.read_csv(root / "profiles" / "adds" / "imported.csv")
+    assert list(record["stem"]) == ["scale_float__run_1", "vec_add"]
     proc = snakemake(root, "-n", "compare", "--config", "gpu=off")
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = proc.stdout + proc.stderr
@@ -271,3 +280,27 @@ def test_imported_sets_are_paired_by_the_kernels_they_share(tmp_path, foreign_di
     assert not any("render" in line for line in planned) and not any("adds" in line for line in planned)
     for lonely in ("render", "adds"):
         assert out.count(f"profile set {lonely} shares no kernel with another set") == 1
+
+
+@pytest.mark.workflow
+def test_an_import_with_a_damaged_report_writes_nothing(tmp_path, foreign_dir):
+    """A cut-short plain report beside a good one: the import is refused before any job,
+    naming the original file, and nothing lands in profiles/ (it used to store both and fail
+    in the parse job, naming the stored copy, leaving a half-made set)."""
+    import lzma
+
+    root = tmp_path / "wf"
+    root.mkdir()
+    for item in ("Snakefile", "config", "workflow", "kernels"):
+        src = REPO / item
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz", source / "good.ncu-rep.xz")
+    plain = lzma.decompress((REPO / "tests" / "data" / "add_n1024.ncu-rep.xz").read_bytes())
+    (source / "run 3.ncu-rep").write_bytes(plain[: len(plain) // 2])
+    proc = snakemake(root, "import_set", "--config", "gpu=off", f"source={source}", "set=cut")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "nothing imported" in out and "run 3.ncu-rep: ends inside" in out
+    assert not (root / "profiles" / "cut").exists()

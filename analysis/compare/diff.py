@@ -282,13 +282,23 @@ REPORT_FIELDS = ("gpu", "cc", "driver", "cuda_version", "ncu_version")
 
 
 def versions_from_table(table: pd.DataFrame) -> dict[str, str]:
-    """What a set table (:func:`analysis.reports.tables.set_table`) says of :data:`REPORT_FIELDS`:
-    per field its distinct values over the set's reports, joined by ", " (empty where
-    none is known)."""
+    """What a set table (:func:`analysis.reports.tables.set_table`) says of
+    :data:`REPORT_FIELDS`. Where its reports agree, that value; where they differ (a set of
+    several GPUs or versions), the value of each distinct combination, in the same order for
+    every field and joined by ", ", ``?`` for a report that does not give the field (``gpu``:
+    ``GeForce RTX 3080, Tesla T4``; ``cc``: ``8.6, 7.5``; ``driver``: ``?, 550.54.15``); empty
+    where no report gives the field."""
+    cols = [c for c in REPORT_FIELDS if c in table]
+    rows = table[cols].astype("string").fillna("?").drop_duplicates().sort_values(cols)
     out = {}
     for key in REPORT_FIELDS:
-        vals = table[key].dropna().astype(str).unique() if key in table else []
-        out[key] = ", ".join(sorted(vals))
+        vals = list(rows[key]) if key in rows else []
+        if all(v == "?" for v in vals):
+            out[key] = ""
+        elif len(set(vals)) == 1:
+            out[key] = vals[0]
+        else:
+            out[key] = ", ".join(vals)
     return out
 
 

@@ -359,8 +359,8 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
             ax.grid(False)
         cb = fig.colorbar(im, ax=list(axes), fraction=0.03 if panels == 1 else 0.015, extend=extend)
         cb.set_label("relative change (%),\ncandidate vs baseline", fontsize=6)
-        notes = ["* = beyond the run-to-run noise threshold; grey: no value in a set (n/a) or units that do not"
-                 " convert (unit)",
+        notes = ["* = beyond the threshold (3x the run-to-run noise where a set has repeats, else the stated 5 %); "
+                 "grey: no value in a set (n/a) or units that do not convert (unit)",
                  f"colour scale ends at \u00b1{lim:,g} % (the {COLOUR_PERCENTILE:g}th percentile of |change|, {pct:,.3g} %,"
                  f" rounded up; at least {MIN_LIMIT_PCT:g} %); outlined cells lie beyond it, their value written"]
         if pooled:

@@ -57,6 +57,42 @@ def import_plan(source: str | Path) -> dict[str, Path]:
     return plan
 
 
+def check_sources(plan: dict[str, Path]) -> None:
+    """Refuse an import before any file is written if a source is not a whole Nsight
+    Compute report: empty, not xz though named ``.xz``, cut short, or not a report (its
+    block headers are read, about 10 ms a report: :func:`analysis.reports.report_info.report_metadata`).
+
+    Raises:
+        ConfigError: naming every such file (its original name) and the cause.
+    """
+    from analysis.errors import ReportError
+    from analysis.reports.report_info import report_metadata
+
+    bad = []
+    for src in plan.values():
+        try:
+            report_metadata(src)
+        except ReportError as exc:
+            bad.append(str(exc))
+    if bad:
+        raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports: "
+                          + "; ".join(bad) + " - leave them out of the folder, or profile again")
+
+
+def read_import_record(path: str | Path) -> list[list[str]]:
+    """The rows of an existing import record (:data:`IMPORT_RECORD_COLUMNS`), or none. The
+    import job takes them as a parameter: Snakemake removes a job's outputs before it runs,
+    so the earlier record is read when the job is planned."""
+    import csv
+
+    path = Path(path)
+    if not path.is_file():
+        return []
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    return [r for r in rows[1:] if len(r) == len(IMPORT_RECORD_COLUMNS)]
+
+
 def check_import_target(plan: dict[str, Path], set_folder: str | Path) -> None:
     """Refuse an import that would change what a set already holds.
 
@@ -177,11 +213,12 @@ def import_report(src: str | Path, dst: str | Path, preset: int = PRESET) -> Non
 IMPORT_RECORD_COLUMNS = ["stem", "original_name", "source", "sha256"]
 
 
-def write_import_record(plan: dict[str, str | Path], out: str | Path) -> None:
+def write_import_record(plan: dict[str, str | Path], out: str | Path, earlier: list[list[str]] = ()) -> None:
     """Write the import record of a set, atomically: one row per imported report, columns
     :data:`IMPORT_RECORD_COLUMNS` (the stem in the set, the file's original name, its path
-    when imported and the SHA-256 of its bytes as imported). Rows of earlier imports into
-    the same set are kept, those of a stem imported again replaced.
+    when imported and the SHA-256 of its bytes as imported). The rows of earlier imports
+    into the same set (``earlier``: :func:`read_import_record` of the record before) are
+    kept, those of a stem imported again replaced.
 
     Raises:
         OSError: a source file cannot be read.
@@ -202,8 +239,8 @@ def write_import_record(plan: dict[str, str | Path], out: str | Path) -> None:
         rows.append((stem, src.name, str(src), h.hexdigest()))
     new = pd.DataFrame(rows, columns=IMPORT_RECORD_COLUMNS)
     out = Path(out)
-    if out.exists():
-        old = pd.read_csv(out, dtype=str, keep_default_na=False)
+    if earlier:
+        old = pd.DataFrame([list(r) for r in earlier], columns=IMPORT_RECORD_COLUMNS)
         new = pd.concat([old[~old["stem"].isin(new["stem"])], new], ignore_index=True).sort_values("stem")
     write_csv(new[IMPORT_RECORD_COLUMNS], out)
 

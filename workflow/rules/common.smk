@@ -11,7 +11,7 @@ import analysis
 from analysis.gpu.cluster import node_gpu
 from analysis.errors import ConfigError, ReportError
 from analysis.gpu.harness import command as harness_command
-from analysis.reports.importing import check_import_target, import_plan
+from analysis.reports.importing import check_import_target, check_sources, import_plan, read_import_record
 from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
@@ -94,9 +94,11 @@ if bool(IMPORT) != bool(IMPORT_SET):
     raise ConfigError("config: the import target takes both source=DIR and set=NAME")
 if IMPORT_SET:
     if IMPORT_SET in ("default", GPU_SET):  # the schema checks the characters
-        raise ConfigError(f"config set: {IMPORT_SET!r} is taken ('default' is Snakemake's profile folder; "
-                          f"{GPU_SET or 'no set'} is this GPU's own set)")
+        raise ConfigError(f"config set: {IMPORT_SET!r} is taken ("
+                          + ("'default' is Snakemake's profile folder" if IMPORT_SET == "default"
+                             else "it is this GPU's own profile set") + "); choose another name")
     check_import_target(IMPORT, Path("profiles") / IMPORT_SET)
+    check_sources(IMPORT)  # every file a whole report, before any is written
     if IMPORT_SET not in SETS:
         SETS.append(IMPORT_SET)
 

@@ -18,6 +18,7 @@ if IMPORT:
             f"benchmarks/import_report/{IMPORT_SET}/{{stem}}.tsv"
         shell:
             "{PYTHON} -m analysis.reports.importing {params.source:q} {output.report:q} > {log:q} 2>&1"
+            " || {{ tail -n 1 {log:q} >&2; exit 1; }}"
 
     # Which file each imported report came from (its original name, path and SHA-256).
     rule import_record:
@@ -27,6 +28,8 @@ if IMPORT:
             record=f"profiles/{IMPORT_SET}/imported.csv",
         params:
             plan={stem: str(path) for stem, path in IMPORT.items()},
+            # read when the job is planned: Snakemake removes the output before the job runs
+            earlier=read_import_record(f"profiles/{IMPORT_SET}/imported.csv"),
         log:
             f"logs/import_record/{IMPORT_SET}.log",
         benchmark:
@@ -34,7 +37,7 @@ if IMPORT:
         run:
             from analysis.reports.importing import write_import_record
 
-            write_import_record(params.plan, output.record)
+            write_import_record(params.plan, output.record, params.earlier)
 
     rule import_set:
         input:
