@@ -1,0 +1,170 @@
+"""The targets the claims of the kernels beyond the study are judged by (INT4 against INT8 and
+against the study's s4 kernels; the tuned mma.sync and wgmma kernels against the library
+GEMM, by timing or in pairs), the claims that judge them, and the claims table as Markdown."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.gpu.paired import paired_ratios
+from analysis.precision import LIBRARY_NAMES
+
+
+#: Targets of the INT4 kernels beyond the study at the largest N: the fastest INT4 kernel
+#: against the fastest INT8 kernel and against each of the study's s4 mma.sync kernels.
+INT4_VS_INT8_TARGET = 0.80
+INT4_VS_STUDY_S4_TARGET = 10.0
+
+
+def _int4_claim(claim, summary: pd.DataFrame, registry: dict) -> None:
+    """The claim that INT4 on a GPU without s4 tensor instructions is best served by
+    unpacking to INT8: at the set's largest timed N, the fastest INT4 kernel reaches
+    :data:`INT4_VS_INT8_TARGET` of the fastest INT8 kernel and :data:`INT4_VS_STUDY_S4_TARGET`
+    times each study kernel issuing s4 mma.sync (registry ``mma`` naming mma.sync and s4);
+    None where the set lacks INT8 kernels or those study kernels."""
+    t = summary.dropna(subset=["median_ns"])
+    largest = int(t["n"].max()) if len(t) else None
+    t = t[t["n"] == largest]
+    int4, int8 = t[t["precision"] == "int4"], t[t["precision"] == "int8"]
+    study_s4 = sorted(k for k, spec in registry.items()
+                      if spec.get("study", True) and spec["precision"] == "int4"
+                      and "mma.sync" in spec["mma"] and ".s4" in spec["mma"] and k in set(int4["kernel"]))
+    text = ("Beyond the study: INT4 unpacked to INT8 reaches the INT8 kernels' speed and far beyond the "
+            "study's s4 mma.sync kernels")
+    test = (f"at N={largest}, the fastest INT4 kernel / the fastest INT8 kernel >= {INT4_VS_INT8_TARGET:.2f} "
+            f"and / each study s4 mma.sync kernel >= {INT4_VS_STUDY_S4_TARGET:g}")
+    if int4.empty or int8.empty or not study_s4:
+        claim(text, test, "not measured (needs INT4 and INT8 kernels and a study s4 mma.sync kernel)", None)
+        return
+    b4, b8 = int4.loc[int4["throughput"].idxmax()], int8.loc[int8["throughput"].idxmax()]
+    vs8 = b4["throughput"] / b8["throughput"]
+    vs_s4 = {k: b4["throughput"] / int4.loc[int4["kernel"] == k, "throughput"].iloc[0] for k in study_s4}
+    measured = (f"{b4['kernel']} / {b8['kernel']} {vs8:.2f}x; "
+                + ", ".join(f"/ {k} {v:.1f}x" for k, v in vs_s4.items()))
+    claim(text, test, measured,
+          vs8 >= INT4_VS_INT8_TARGET and all(v >= INT4_VS_STUDY_S4_TARGET for v in vs_s4.values()),
+          "event-timed medians (timings.csv) of this set")
+
+
+#: The library GEMM each precision is measured against (analysis.gpu.references names).
+LIBRARY = LIBRARY_NAMES
+#: Issue targets of the tuned mma.sync kernels at the largest N (ratio to LIBRARY), and the
+#: ratio below which the study's tiling counts as closing none of the gap.
+TUNED_TARGET = {"fp16": 0.60, "int8": 0.80}
+STUDY_TILING_CEILING = 0.25
+WGMMA_TARGET = 0.90
+
+
+def _library_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.DataFrame | None) -> None:
+    """Claims beyond the study that compare kernels with the library GEMMs of the same run
+    (references.csv) at the set's largest timed N: tuned mma.sync kernels (a ``tiling`` of
+    their own in the registry) against the study's tiling, and warpgroup wgmma kernels
+    (``mma`` naming wgmma)."""
+    t = summary.dropna(subset=["median_ns"])
+    largest = int(t["n"].max()) if len(t) else None
+    t = t[t["n"] == largest]
+    lib = ({} if references is None else
+           {p: references[(references["name"] == name) & (references["n"] == largest)]["rate"]
+            for p, name in LIBRARY.items()})
+
+    def best(kinds: set[str], prec: str):
+        rows = t[(t["precision"] == prec) & t["kernel"].isin(kinds)]
+        return None if rows.empty else rows.loc[rows["throughput"].idxmax()]
+
+    def against_library(new: set[str], old: set[str], what: str, judge) -> tuple[str, bool | None]:
+        """(measured, holds) of 'the fastest of ``new`` against the fastest of ``old``', each
+        as a ratio to the precision's library GEMM, judged per precision by
+        ``judge(prec, new_ratio, old_ratio)``; holds is None unless both precisions were measured."""
+        parts, verdicts = [], []
+        for prec in TUNED_TARGET:
+            b_new, b_old, rate = best(new, prec), best(old, prec), lib.get(prec)
+            if b_new is None or b_old is None or rate is None or rate.empty:
+                parts.append(f"{prec}: not measured (needs {what} and {LIBRARY[prec]})")
+                continue
+            r_new, r_old = b_new["throughput"] / rate.iloc[0], b_old["throughput"] / rate.iloc[0]
+            parts.append(f"{prec}: {b_new['kernel']} {r_new:.2f}x, {b_old['kernel']} {r_old:.2f}x {LIBRARY[prec]}")
+            verdicts.append(judge(prec, r_new, r_old))
+        return "; ".join(parts), None if len(verdicts) < len(TUNED_TARGET) else all(verdicts)
+
+    # kernels with a library target (library_target): the wgmma ones and the tuned mma.sync ones
+    wgmma = {k for k, spec in registry.items() if "wgmma" in spec["mma"]}
+    tuned = {k for k, spec in registry.items() if library_target(spec) is not None} - wgmma
+    study_tiling = {k for k, spec in registry.items()
+                    if "tiling" not in spec and "wmma" not in spec["mma"] and "mma" in spec["mma"]}
+    source = "library GEMMs: references.csv of this set (measured in the same run)"
+    claim("Beyond the study: tuned mma.sync closes part of the gap to the library, the study's tiling none of it",
+          f"at N={largest}, the fastest tuned mma.sync kernel / library GEMM of the same run >= "
+          + ", ".join(f"{v:.2f} ({p})" for p, v in TUNED_TARGET.items())
+          + f" while the fastest study-tiling mma.sync kernel stays <= {STUDY_TILING_CEILING:.2f}",
+          *against_library(tuned, study_tiling, "a tuned and a study-tiling mma.sync kernel",
+                           lambda prec, rt, rs: rt >= TUNED_TARGET[prec] and rs <= STUDY_TILING_CEILING), source)
+    claim("Beyond the study: wgmma is needed to approach the library on Hopper",
+          f"at N={largest}, the fastest wgmma kernel / library GEMM >= {WGMMA_TARGET:.2f} and no mma.sync "
+          "kernel reaches it, for FP16 and INT8",
+          *against_library(wgmma, tuned | study_tiling, "a wgmma and an mma.sync kernel",
+                           lambda prec, rw, rm: rw >= WGMMA_TARGET > rm), source)
+
+
+def library_target(spec: dict) -> float | None:
+    """The issue's target ratio to the library GEMM at the largest N for a registry entry:
+    :data:`WGMMA_TARGET` for a wgmma kernel, :data:`TUNED_TARGET` of its precision for a
+    tuned mma.sync kernel (a ``tiling`` of its own), None for any other."""
+    if "wgmma" in spec["mma"]:
+        return WGMMA_TARGET
+    if "tiling" in spec and "wmma" not in spec["mma"]:
+        return TUNED_TARGET.get(spec["precision"])
+    return None
+
+
+def _paired_claim(claim, paired: pd.DataFrame, registry: dict) -> None:
+    """The library targets tested on kernels timed in pairs with their library GEMM
+    (paired.csv, :func:`analysis.gpu.paired.paired_ratios`) at the largest N there: each kernel
+    with a target (:func:`library_target`) must reach it by the geometric mean of its two
+    position-matched ratios. holds is None where no such kernel was timed, or where one
+    timed at another N lacks the largest (it is named)."""
+    text = "Beyond the study: the tuned and wgmma kernels reach their library targets when timed in pairs"
+    ratios = paired_ratios(paired)
+    if ratios.empty:
+        claim(text, "paired.csv holds no rounds", "not measured", None, "paired.csv of this set")
+        return
+    largest = int(ratios["n"].max())
+    at = ratios[ratios["n"] == largest].sort_values("kernel")
+    targets = {k: library_target(registry[k]) for k in sorted(set(ratios["kernel"])) if k in registry}
+    parts, verdicts = [], []
+    for _, r in at.iterrows():
+        target = targets.get(r["kernel"])
+        verdict = "" if target is None else f", target {target:.2f}"
+        parts.append(f"{r['kernel']} {r['ratio']:.2f}x {r['library']} (first {r['ratio_first']:.2f}, "
+                     f"second {r['ratio_second']:.2f}{verdict})")
+        if target is not None:
+            verdicts.append(bool(r["ratio"] >= target))
+    missing = [k for k, t in targets.items() if t is not None and k not in set(at["kernel"])]
+    if missing:
+        parts.append(f"not timed in pairs at N={largest}: {', '.join(missing)}")
+    claim(text,
+          f"at N={largest}, each kernel's rate / its library GEMM's, both timed alternately in one process "
+          f"(paired.csv: the geometric mean of the ratios with both run first and with both run second) >= "
+          f"{TUNED_TARGET['fp16']:.2f} (fp16 tuned mma.sync), {TUNED_TARGET['int8']:.2f} (int8 tuned mma.sync), "
+          f"{WGMMA_TARGET:.2f} (wgmma)",
+          "; ".join(parts), None if missing or not verdicts else all(verdicts),
+          f"paired.csv of this set ({_span(at['rounds'])} rounds per kernel); the library rows above judge the same "
+          "targets against references.csv, whose library GEMMs were timed at another moment of the run")
+
+
+def _span(v: pd.Series) -> str:
+    """``lo-hi`` of integer values, or the one value where they agree."""
+    lo, hi = int(v.min()), int(v.max())
+    return str(lo) if lo == hi else f"{lo}-{hi}"
+
+
+def to_markdown(df: pd.DataFrame) -> str:
+    """A pipe table of ``df`` (cells as text, '|' escaped), for the Markdown tables."""
+    def cell(v):
+        if v is None or (isinstance(v, float) and np.isnan(v)):
+            return ""
+        if isinstance(v, float):
+            return f"{v:.4g}"
+        return str(v).replace("|", "\\|")
+    head = "| " + " | ".join(df.columns) + " |\n|" + "---|" * len(df.columns) + "\n"
+    return head + "".join("| " + " | ".join(cell(v) for v in row) + " |\n" for row in df.itertuples(index=False))
