@@ -35,6 +35,16 @@ def workdir(tmp_path_factory) -> Path:
     return root
 
 
+def _bare_workflow(tmp_path: Path) -> Path:
+    """A scratch copy of the workflow without profile sets (Snakefile, config, rules, kernels)."""
+    root = tmp_path / "wf"
+    root.mkdir()
+    for item in ("Snakefile", "config", "workflow", "kernels"):
+        src = REPO / item
+        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    return root
+
+
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     exe = Path(sys.executable).with_name("snakemake")
     return subprocess.run([str(exe), "--cores", "2", *args], cwd=workdir, capture_output=True, text=True,
@@ -125,11 +135,7 @@ def test_compare_target(workdir):
 def test_bad_report_fails_its_job_not_the_workflow(tmp_path):
     """One truncated report in a set: its parse job fails with the file and the cause, and
     with --keep-going every other set is still analysed and plotted."""
-    root = tmp_path / "wf"
-    root.mkdir()
-    for item in ("Snakefile", "config", "workflow", "kernels"):
-        src = REPO / item
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    root = _bare_workflow(tmp_path)
     good = REPO / "profiles" / f"{DEFAULT_SET}_nvcc13.5"  # the smaller committed set
     shutil.copytree(good, root / "profiles" / good.name)
     bad = root / "profiles" / "broken_set" / "reports"
@@ -189,11 +195,7 @@ def test_import_target_makes_a_set_of_foreign_reports(tmp_path):
     xz, several launches, kernels of no known precision -> a set with tables and figures."""
     import lzma
 
-    root = tmp_path / "wf"
-    root.mkdir()
-    for item in ("Snakefile", "config", "workflow", "kernels"):
-        src = REPO / item
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    root = _bare_workflow(tmp_path)
     source = tmp_path / "from elsewhere"
     source.mkdir()
     data = REPO / "tests" / "data"
@@ -215,11 +217,7 @@ def test_skipped_and_plain_reports_are_announced_by_snakemake(tmp_path):
     Snakemake's output, where Python warnings raised while it reads the workflow do not."""
     import lzma
 
-    root = tmp_path / "wf"
-    root.mkdir()
-    for item in ("Snakefile", "config", "workflow", "kernels"):
-        src = REPO / item
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    root = _bare_workflow(tmp_path)
     reports = root / "profiles" / "elsewhere" / "reports"
     reports.mkdir(parents=True)
     data = REPO / "tests" / "data"
@@ -244,11 +242,7 @@ def test_imported_sets_are_paired_by_the_kernels_they_share(tmp_path, foreign_di
     AveryClapp's blocktiling kernels under other file names were not. A report named
     `scale<float> run 1.ncu-rep` (a template kernel's name) is imported under a safe stem,
     its name kept in the import record (Snakemake read `<float>` as a path variable)."""
-    root = tmp_path / "wf"
-    root.mkdir()
-    for item in ("Snakefile", "config", "workflow", "kernels"):
-        src = REPO / item
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    root = _bare_workflow(tmp_path)
     sources = {  # set -> (file name in the source folder, foreign report)
         "tiling_a": ("profile.ncu-rep.xz", "AveryClapp__ESMM-Research__profile__71fb9e58"),
         "tiling_b": ("profile_output.ncu-rep.xz", "AveryClapp__ESMM-Research__profile_output__32646786"),
@@ -289,11 +283,7 @@ def test_an_import_with_a_damaged_report_writes_nothing(tmp_path, foreign_dir):
     in the parse job, naming the stored copy, leaving a half-made set)."""
     import lzma
 
-    root = tmp_path / "wf"
-    root.mkdir()
-    for item in ("Snakefile", "config", "workflow", "kernels"):
-        src = REPO / item
-        (shutil.copytree if src.is_dir() else shutil.copy2)(src, root / item)
+    root = _bare_workflow(tmp_path)
     source = tmp_path / "src"
     source.mkdir()
     shutil.copy(foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz", source / "good.ncu-rep.xz")
