@@ -82,6 +82,34 @@ SUMMARY = pa.DataFrameSchema(
 )
 
 
+#: Guided-analysis findings, one row per launch and rule result (analysis.reports.findings).
+FINDINGS = pa.DataFrameSchema(
+    {
+        "report": pa.Column("string", pa.Check.str_length(min_value=1)),
+        "launch": pa.Column("int64", pa.Check.ge(0)),
+        "kernel": pa.Column("string", nullable=True),
+        "mangled": pa.Column("string", nullable=True),
+        "rule": pa.Column("string", nullable=True),
+        "section": pa.Column("string", nullable=True),
+        "name": pa.Column("string", nullable=True),
+        "title": pa.Column("string", nullable=True),
+        "message": pa.Column("string", pa.Check(lambda s: ~s.fillna("").str.contains(r"@[a-z_]+:"), element_wise=False,
+                                                 error="GUI markup left in a message")),
+        "kind": pa.Column("string", pa.Check.isin(["none", "ok", "optimization", "warning", "error", "unreadable"])),
+        "speedup_pct": pa.Column(float, nullable=True),
+        "speedup_type": pa.Column("string", pa.Check.isin(["unknown", "local", "global"]), nullable=True),
+        "focus_metrics": pa.Column("string", nullable=True),
+    },
+    strict=True,
+    ordered=True,
+)
+
+
+def validate_findings(df: pd.DataFrame, what: object = "findings") -> pd.DataFrame:
+    """Check a findings table (analysis.reports.findings.load_findings)."""
+    return _validate(FINDINGS, df, str(what))
+
+
 #: A set's measured reference rates (analysis.gpu.references): ceilings and library GEMMs.
 REFERENCES = pa.DataFrameSchema(
     {
