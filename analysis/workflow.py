@@ -15,6 +15,7 @@ from analysis.gpu.harness import TMA_SWIZZLES
 from analysis.names import ReportName, report_stem
 from analysis.precision import precision_of
 from analysis.tools import find_tool, ncu_version
+from analysis.versions import version_numbers
 
 
 def arch_family(arch: str) -> str:
@@ -256,12 +257,6 @@ def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | Non
     return out
 
 
-def report_kernel(path: str | Path) -> str:
-    """The kernel a report file's name gives (``{kernel}_n{N}[_r{R}]``), else its stem."""
-    name = ReportName.parse(path)
-    return name.kernel if name else report_stem(path)
-
-
 @dataclass(frozen=True)
 class SetIdentity:
     """What the automatic comparisons know of a profile set before comparing it.
@@ -279,10 +274,11 @@ class SetIdentity:
 
 
 def version_key(version: str | None) -> tuple:
-    """A version string as a sortable key: its leading dotted numbers (``2025.3.1.0`` ->
-    (0, 2025, 3, 1, 0)); an unknown or unreadable version sorts after every known one."""
-    m = re.match(r"\d+(?:\.\d+)*", str(version or ""))
-    return (0, *(int(v) for v in m.group(0).split("."))) if m else (1,)
+    """A version string as a sortable key: its leading dotted numbers
+    (:func:`analysis.versions.version_numbers`: ``2025.3.1.0`` -> (0, 2025, 3, 1)); an unknown
+    or unreadable version sorts after every known one."""
+    nums = version_numbers(version)
+    return (0, *nums) if nums else (1,)
 
 
 def comparison_pairs(sets: dict[str, SetIdentity], baseline: str | None) -> list[tuple[str, str]]:

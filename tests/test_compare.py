@@ -153,7 +153,7 @@ def test_metadata_side_by_side():
 
 
 def _committed_identities(repo) -> dict:
-    from analysis.workflow import SetIdentity, report_kernel, set_reports
+    from analysis.workflow import SetIdentity, set_reports
 
     profiles = repo / "profiles"
     out = {}
@@ -163,7 +163,7 @@ def _committed_identities(repo) -> dict:
         meta = json.loads((d / "metadata.json").read_text()) if (d / "metadata.json").exists() else {}
         reports = set_reports(profiles, d.name, warn=lambda m: None)
         if all(ReportName.parse(p) for p in reports):  # kernels from the names, as the workflow takes them
-            kernels = frozenset(report_kernel(p) for p in reports)
+            kernels = frozenset(ReportName.parse(p).kernel for p in reports)
         else:  # imported reports: ncu's function names, as the parse job's table gives them
             from analysis.reports.ncu import load_report
             from analysis.reports.report_info import report_metadata

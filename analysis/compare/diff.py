@@ -29,14 +29,15 @@ of the two sets (and at least ``min_rel``); where neither set has repeats of tha
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
 from analysis.reports.metric_table import (  # noqa: F401 (the comparison's inputs, named here too)
     KERNEL_KEYS, KEYS, LAUNCH_KEYS, METRIC_TABLE_COLUMNS, SESSION_PREFIXES, _with_identity, aliases,
     canonical_names, launch_source, metric_table, per_metric, read_metric_table)
+from analysis.versions import version_numbers
 
 #: Units that convert into one another, as (dimension, factor to the dimension's base
 #: unit). ncu gives durations in ns in every version seen, but a table from another tool
@@ -94,8 +95,7 @@ def _launches(t: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     index of each row of ``t``)."""
     lid = t.groupby(LAUNCH_KEYS, dropna=False, sort=False).ngroup().to_numpy()
     first = np.unique(lid, return_index=True)[1]
-    extra = ["demangled"] if "demangled" in t else []
-    return t.iloc[first][LAUNCH_KEYS + extra].reset_index(drop=True), lid
+    return t.iloc[first][LAUNCH_KEYS + ["demangled"]].reset_index(drop=True), lid
 
 
 #: How two launches were matched (:func:`match_launches`), and what an unmatched one says.
@@ -199,12 +199,8 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     ident = pd.DataFrame({"_pair": pairs["_pair"], "match": pairs["match"]})
     side_b = lb.iloc[pairs["b"].fillna(0).astype(int)].reset_index(drop=True)
     side_c = lc.iloc[pairs["c"].fillna(0).astype(int)].reset_index(drop=True)
-    for col in LAUNCH_KEYS:
+    for col in LAUNCH_KEYS + ["demangled"]:
         ident[col] = side_b[col].where(pd.Series(hb), side_c[col])
-    if "demangled" in side_b and "demangled" in side_c:
-        ident["demangled"] = side_b["demangled"].where(pd.Series(hb), side_c["demangled"])
-    else:
-        ident["demangled"] = pd.Series(pd.NA, index=ident.index, dtype="string")
     ident["report_baseline"] = side_b["source"].where(pd.Series(hb))
     ident["report_candidate"] = side_c["source"].where(pd.Series(hc))
     m = m.merge(ident, on="_pair", how="left")
@@ -304,18 +300,9 @@ def versions_from_table(table: pd.DataFrame) -> dict[str, str]:
 
 def _same_version(a: str, b: str) -> bool:
     """Equal values, or the same dotted version but for trailing ``.0`` parts
-    (``2025.3.1`` and ``2025.3.1.0``)."""
-    if a == b:
-        return True
-    pattern = r"\d+(?:\.\d+)*"
-    if re.fullmatch(pattern, a) and re.fullmatch(pattern, b):
-        def strip(v: str) -> list[int]:
-            parts = [int(x) for x in v.split(".")]
-            while parts and parts[-1] == 0:
-                parts.pop()
-            return parts
-        return strip(a) == strip(b)
-    return False
+    (``2025.3.1`` and ``2025.3.1.0``: :func:`analysis.versions.version_numbers`)."""
+    return a == b or (version_numbers(a, whole=True) is not None
+                      and version_numbers(a, whole=True) == version_numbers(b, whole=True))
 
 
 def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str],

@@ -14,17 +14,11 @@ from analysis.io import atomic_path
 
 def _function_names(path: Path) -> list[str]:
     """ncu's function name of every launch of every range of one report."""
-    import ncu_report
-
     from analysis.reports.ncu.files import _plain_report
+    from analysis.reports.ncu.launches import _actions, _open
 
     with _plain_report(path) as plain:
-        ctx = ncu_report.load_report(str(plain))
-        names = []
-        for r in range(ctx.num_ranges()):
-            rng = ctx.range_by_idx(r)
-            names += [rng.action_by_idx(a).name() for a in range(rng.num_actions())]
-    return names
+        return [action.name() for _, _, action in _actions(_open(path, plain))]
 
 
 def _stamp(path: Path) -> list:
