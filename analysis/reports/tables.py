@@ -344,3 +344,17 @@ def timings_table(records: list[dict]) -> pd.DataFrame:
                     | {"max_abs_error": r["check"]["max_abs_error"],
                        "rel_fro_error": r["check"]["rel_fro_error"], "tolerance": r["check"]["tolerance"]})
     return pd.DataFrame(rows).sort_values(["precision", "kernel", "n"]).reset_index(drop=True)
+
+
+def timing_samples_table(records: list[dict]) -> pd.DataFrame:
+    """Every event-timed launch of the harness's JSON records, as a long table: kernel, n,
+    sample (0-based, in launch order), ns (float64, CUDA event time of one launch). What
+    an interval for a ratio of medians is bootstrapped from
+    (:func:`analysis.compare.noise.duration_interval`); timings.csv keeps only quantiles.
+
+    Raises:
+        KeyError: a record without ``samples_ns`` (a harness older than this table).
+    """
+    rows = [(r["kernel"], int(r["n"]), i, float(ns)) for r in records for i, ns in enumerate(r["samples_ns"])]
+    df = pd.DataFrame(rows, columns=["kernel", "n", "sample", "ns"])
+    return df.sort_values(["kernel", "n", "sample"]).reset_index(drop=True)

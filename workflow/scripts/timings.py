@@ -3,9 +3,10 @@ import json
 
 from analysis.io import write_csv
 from analysis.logged import logged
-from analysis.reports.tables import timings_table
+from analysis.reports.tables import timing_samples_table, timings_table
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
-    table = timings_table([json.load(open(p, encoding="utf-8")) for p in sm.input.records])
-    write_csv(table, sm.output.csv)
+    records = [json.load(open(p, encoding="utf-8")) for p in sm.input.records]
+    write_csv(timings_table(records), sm.output.csv)
+    write_csv(timing_samples_table(records), sm.output.samples)
