@@ -15,6 +15,7 @@ include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/compare.smk"
 include: "workflow/rules/study.smk"
+include: "workflow/rules/explain.smk"
 include: "workflow/rules/import.smk"
 
 

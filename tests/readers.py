@@ -32,6 +32,6 @@ def count_reads(path: str, expect_launches):
     then (column ``reads_in_process``: 1 when the process read no other report before)."""
     global _READS_HERE
     _READS_HERE += 1
-    metrics, instances = _read_one(path, expect_launches)
+    metrics, *rest = _read_one(path, expect_launches)
     metrics["reads_in_process"] = _READS_HERE
-    return metrics, instances
+    return metrics, *rest

@@ -23,8 +23,10 @@ run-to-run relative spread, (max - min) / |median| over the repeats. Two or thre
 can show no spread by chance, so a cell's noise is the larger of its own spread and the
 median spread of the same metric over all (kernel, N) of the set. A change is flagged
 when |candidate - baseline| / |baseline| exceeds ``noise_factor`` times the larger noise
-of the two sets (and at least ``min_rel``); where neither set has repeats of that
-(kernel, N), the stated ``default_rel`` is the threshold instead.
+of the two sets (and at least ``min_rel``). Where neither set has repeats of that
+(kernel, N), the noise is the noise model's (:mod:`analysis.reports.noise`: measured on
+repeated profiles, per metric and N) where one is given and holds the metric, else the
+stated ``default_rel`` is the threshold; column ``noise_source`` names which.
 """
 
 from __future__ import annotations
@@ -161,7 +163,8 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={"_b": "b", "_c": "c"}).astype({"b": "Int64", "c": "Int64", "match": "string"})
 
 
-def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
+def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Thresholds = Thresholds(),
+                          model: pd.DataFrame | None = None, model_name: str = "noise model") -> pd.DataFrame:
     """Diff two sets given as per-metric tables (:func:`metric_table`; the baseline ``b``,
     the candidate ``c``), their launches matched by :func:`match_launches`.
 
@@ -174,7 +177,9 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
         unit), unit_baseline, unit_candidate, unit_factor (what takes the candidate's unit
         to the baseline's; NaN where they do not convert), abs_change and rel_change
         (candidate in the baseline's unit / baseline - 1; NaN where a value is missing or
-        the units do not convert), noise_rel, threshold_rel, status (one of
+        the units do not convert), noise_rel, noise_source (``repeats``, ``{model_name}``
+        for the noise model ``model`` (:func:`analysis.reports.noise.noise_model`), or
+        ``none: default_rel``), threshold_rel, status (one of
         :data:`STATUSES`) and flagged. flagged is True for ``changed``, ``unit changed``,
         ``no value in baseline``, ``no value in candidate`` and the one-sided rows of
         kernels and N present in both sets (a metric one launch lacks, or a launch that
@@ -217,7 +222,16 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     rel[(m["abs_change"] == 0)] = 0.0
     m["rel_change"] = rel
     noise = m[["noise_rel_baseline", "noise_rel_candidate"]].max(axis=1, skipna=True)
+    source = pd.Series(np.where(noise.notna(), "repeats", "none: default_rel"), index=m.index, dtype="string")
+    if model is not None:
+        from analysis.reports.noise import model_noise
+
+        modelled = model_noise(m["metric"], m["n"], model)
+        use = noise.isna() & modelled.notna()
+        noise = noise.where(~use, modelled)
+        source = source.where(~use, model_name)
     m["noise_rel"] = noise
+    m["noise_source"] = source
     thr = np.maximum(thresholds.noise_factor * noise, thresholds.min_rel)
     m["threshold_rel"] = thr.where(noise.notna(), thresholds.default_rel)
 
@@ -240,7 +254,7 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
                     | (m["status"].str.startswith("only in") & in_shared))
     cols = KEYS + ["demangled", "report_baseline", "report_candidate", "match", "value_baseline", "value_candidate",
                    "unit_baseline", "unit_candidate", "unit_factor", "abs_change", "rel_change", "noise_rel",
-                   "threshold_rel", "repeats_baseline", "repeats_candidate", "renamed_from_baseline",
+                   "noise_source", "threshold_rel", "repeats_baseline", "repeats_candidate", "renamed_from_baseline",
                    "renamed_from_candidate", "status", "flagged"]
     return m[cols].sort_values(KEYS).reset_index(drop=True)
 

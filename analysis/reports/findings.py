@@ -88,6 +88,39 @@ def _row(result: object) -> dict:
             "speedup_pct": pct, "speedup_type": kind, "focus_metrics": _focus(result.get("focus_metrics"))}
 
 
+def findings_of(path: str | Path, actions: list) -> pd.DataFrame:
+    """The findings of ``actions`` (``(launch, range, IAction)`` of an open report, as
+    :func:`analysis.reports.ncu.launches._actions` gives them): the table of
+    :func:`load_findings`, without its warning for a report that holds none."""
+    import ncu_report
+
+    rows = []
+    for launch, _rng, action in actions:
+        try:
+            results = action.rule_results_as_dicts()
+        except Exception as exc:  # the native reader's failure on this launch's results
+            results = [f"rule results unreadable ({type(exc).__name__}: {exc})"]
+        mangled = action.name(ncu_report.IAction.NameBase_MANGLED) or action.name()
+        for r in results or []:
+            rows.append({"report": report_stem(Path(path)), "launch": launch, "kernel": action.name(),
+                         "mangled": mangled, **_row(r)})
+    df = pd.DataFrame(rows, columns=FINDING_COLUMNS)
+    df["launch"] = df["launch"].astype("int64")
+    df["speedup_pct"] = df["speedup_pct"].astype("float64")
+    for col in FINDING_COLUMNS:
+        if col not in ("launch", "speedup_pct"):
+            df[col] = df[col].astype("string")
+    return df.sort_values(["launch", "speedup_pct"], ascending=[True, False], na_position="last",
+                          kind="stable").reset_index(drop=True)
+
+
+def warn_if_none(path: str | Path, findings: pd.DataFrame) -> None:
+    """One warning naming ``path`` where its report gave no findings."""
+    if findings.empty:
+        warnings.warn(f"{path}: holds no guided-analysis rule results (an older Nsight Compute, or captured "
+                      "with --metrics only): no findings", stacklevel=3)
+
+
 def load_findings(path: str | Path) -> pd.DataFrame:
     """The guided-analysis findings of every launch of a report.
 
@@ -108,31 +141,11 @@ def load_findings(path: str | Path) -> pd.DataFrame:
     Raises:
         ReportError: as :func:`analysis.reports.ncu.load_report`, for a file that cannot be read.
     """
-    import ncu_report
-
     from analysis.reports.ncu.files import _plain_report
     from analysis.reports.ncu.launches import _actions, _open
 
     path = Path(path)
-    rows = []
     with _plain_report(path) as plain:
-        for launch, _rng, action in _actions(_open(path, plain)):
-            try:
-                results = action.rule_results_as_dicts()
-            except Exception as exc:  # the native reader's failure on this launch's results
-                results = [f"rule results unreadable ({type(exc).__name__}: {exc})"]
-            mangled = action.name(ncu_report.IAction.NameBase_MANGLED) or action.name()
-            for r in results or []:
-                rows.append({"report": report_stem(path), "launch": launch, "kernel": action.name(),
-                             "mangled": mangled, **_row(r)})
-    df = pd.DataFrame(rows, columns=FINDING_COLUMNS)
-    if df.empty:
-        warnings.warn(f"{path}: holds no guided-analysis rule results (an older Nsight Compute, or captured "
-                      "with --metrics only): no findings", stacklevel=2)
-    df["launch"] = df["launch"].astype("int64")
-    df["speedup_pct"] = df["speedup_pct"].astype("float64")
-    for col in FINDING_COLUMNS:
-        if col not in ("launch", "speedup_pct"):
-            df[col] = df[col].astype("string")
-    return df.sort_values(["launch", "speedup_pct"], ascending=[True, False], na_position="last",
-                          kind="stable").reset_index(drop=True)
+        df = findings_of(path, list(_actions(_open(path, plain))))
+    warn_if_none(path, df)
+    return df

@@ -8,8 +8,8 @@ only the pool, and the reports that were in flight are then read once more, each
 child process of its own (:func:`analysis.reports.ncu.load_report_isolated`), so the error names
 the one file that crashed or hung the reader.
 
-Cache: each report's tables are kept as ``{stem}.parquet`` and ``{stem}.instances.parquet``
-in a cache folder, with ``{stem}.key`` holding the SHA-256 of the report file and of this
+Cache: each report's tables are kept as ``{stem}.parquet``, ``{stem}.instances.parquet``,
+``{stem}.findings.parquet`` and ``{stem}.hotspots.parquet`` in a cache folder, with ``{stem}.key`` holding the SHA-256 of the report file and of this
 parser (:data:`FINGERPRINT`). A report whose key matches is not read again, so adding one
 report to a set re-reads only that one; editing a report or the parser re-reads it.
 """
@@ -65,12 +65,17 @@ class ParsedSet:
         metrics: per-report tidy tables (:func:`analysis.reports.ncu.load_report`), in input order.
         instances: per-report tables of the per-opcode instanced metrics
             (:data:`analysis.reports.ncu.OPCODE_INSTANCES`), in input order.
+        findings: per-report guided-analysis findings
+            (:func:`analysis.reports.findings.findings_of`), in input order.
+        hotspots: per-report source hot spots (:func:`analysis.reports.hotspots.hotspots_of`).
         parsed: reports read in this call; cached: reports taken from the cache.
         errors: report path -> ReportError for each report that could not be read.
     """
 
     metrics: list[pd.DataFrame] = field(default_factory=list)
     instances: list[pd.DataFrame] = field(default_factory=list)
+    findings: list[pd.DataFrame] = field(default_factory=list)
+    hotspots: list[pd.DataFrame] = field(default_factory=list)
     parsed: list[Path] = field(default_factory=list)
     cached: list[Path] = field(default_factory=list)
     errors: dict[Path, ReportError] = field(default_factory=dict)
@@ -90,36 +95,46 @@ def _key(path: Path) -> str:
     return h.hexdigest()
 
 
-def _cache_paths(cache: Path, path: Path) -> tuple[Path, Path, Path]:
+#: The tables kept per report, in the order a reader returns them.
+TABLES = ("metrics", "instances", "findings", "hotspots")
+
+
+def _cache_paths(cache: Path, path: Path) -> tuple[list[Path], Path]:
     stem = report_stem(path)
-    return cache / f"{stem}.parquet", cache / f"{stem}.instances.parquet", cache / f"{stem}.key"
+    tables = [cache / (f"{stem}.parquet" if t == "metrics" else f"{stem}.{t}.parquet") for t in TABLES]
+    return tables, cache / f"{stem}.key"
 
 
-def _from_cache(cache: Path, path: Path, key: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
-    metrics, instances, keyfile = _cache_paths(cache, path)
+def _complete(got: tuple) -> tuple[pd.DataFrame, ...]:
+    """A reader's tables, with empty findings and hot spots where it gave only the first two
+    (the readers of tests that crash or hang on purpose)."""
+    return tuple(got) + tuple(pd.DataFrame() for _ in range(len(TABLES) - len(got)))
+
+
+def _from_cache(cache: Path, path: Path, key: str) -> tuple[pd.DataFrame, ...] | None:
+    tables, keyfile = _cache_paths(cache, path)
     try:
         if keyfile.read_text(encoding="ascii") != key:
             return None
-        return pd.read_parquet(metrics), pd.read_parquet(instances)
+        return tuple(pd.read_parquet(t) for t in tables)
     except (OSError, ValueError):  # absent, or a damaged cache file: read the report again
         return None
 
 
-def _to_cache(cache: Path, path: Path, key: str, metrics: pd.DataFrame, instances: pd.DataFrame) -> None:
-    m, i, k = _cache_paths(cache, path)
+def _to_cache(cache: Path, path: Path, key: str, *got: pd.DataFrame) -> None:
+    tables, k = _cache_paths(cache, path)
     k.unlink(missing_ok=True)  # the key goes last: a half-updated entry is never valid
-    with atomic_path(m) as tmp:
-        metrics.to_parquet(tmp, index=False)
-    with atomic_path(i) as tmp:
-        instances.to_parquet(tmp, index=False)
+    for target, table in zip(tables, got):
+        with atomic_path(target) as tmp:
+            table.to_parquet(tmp, index=False)
     with atomic_path(k) as tmp:
         tmp.write_text(key, encoding="ascii")
 
 
-def _read_one(path: str, expect_launches: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Worker side: both tables of one report (instances: per-opcode metrics only)."""
-    metrics, instances = _read(path, expect_launches, instances=True, instance_filter=OPCODE_INSTANCES)
-    return metrics, instances
+def _read_one(path: str, expect_launches: int | None) -> tuple[pd.DataFrame, ...]:
+    """Worker side: the four tables of one report (:data:`TABLES`; instances: per-opcode
+    metrics only), from one opening of it."""
+    return _read(path, expect_launches, instances=True, instance_filter=OPCODE_INSTANCES, evidence=True)
 
 
 def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
@@ -152,7 +167,7 @@ def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, time
             for fut in done:
                 path = futures[fut]
                 try:
-                    results[path] = fut.result()
+                    results[path] = _complete(fut.result())
                     on_result(path, results[path])
                 except ReportError as exc:
                     errors[path] = exc
@@ -223,10 +238,9 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
         results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep, isolate)
         for p in retry:
             try:
-                metrics, inst = load_report_isolated(
-                    p, expect_launches=expect_launches, opcode_instances_only=True,
+                results[p] = load_report_isolated(
+                    p, expect_launches=expect_launches, opcode_instances_only=True, evidence=True,
                     timeout=timeout if retry_timeout is None else retry_timeout)
-                results[p] = (metrics, inst)
                 keep(p, results[p])
             except ReportError as exc:
                 errors[p] = exc
@@ -239,6 +253,8 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
         if p in tables:
             out.metrics.append(tables[p][0])
             out.instances.append(tables[p][1])
+            out.findings.append(tables[p][2])
+            out.hotspots.append(tables[p][3])
     return out
 
 
@@ -246,7 +262,8 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
 def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | Path | None, cache: str | Path,
                      metrics_out: str | Path, instances_out: str | Path, *, workers: int = 1,
                      metric_table_out: str | Path | None = None, summary_out: str | Path | None = None,
-                     timings: str | Path | None = None) -> ParsedSet:
+                     timings: str | Path | None = None, findings_out: str | Path | None = None,
+                     hotspots_out: str | Path | None = None) -> ParsedSet:
     """Parse a set's reports (:func:`parse_reports`, cached) and write its long metric
     table (:func:`analysis.reports.tables.set_table`, schema-checked) and its per-opcode instance
     table as parquet, atomically; with ``metric_table_out``, also the table comparisons
@@ -305,8 +322,63 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
             metric_table(table).to_parquet(tmp, index=False)
     if summary_out is not None:
         _write_summary(table, inst, times, timings, summary_out)
+    if findings_out is not None:
+        _write_evidence(table, got.findings, reports, findings_out, "findings", set_name)
+    if hotspots_out is not None:
+        _write_evidence(table, got.hotspots, reports, hotspots_out, "hotspots", set_name)
     print(f"{set_name}: {len(table)} metric rows, {len(inst)} instance values from {len(reports)} reports")
     return got
+
+
+#: The launch identity findings and hot spots take from the set's metric table.
+_IDENTITY = ["precision", "n", "demangled", "occurrence", "range_name"]
+
+
+def with_identity(rows: pd.DataFrame, table: pd.DataFrame, set_name: str, columns: list[str]) -> pd.DataFrame:
+    """Rows keyed by ``report`` and ``launch`` (findings, hot spots) with the launch's
+    identity from the set's metric table ``table``: ``kernel`` (the set's kernel name, in
+    place of ncu's function name where ``rows`` has one), then ``set`` and :data:`_IDENTITY`
+    after ``columns`` (the rows' own columns, in order; ``kernel`` first among the added
+    ones where ``columns`` lacks it)."""
+    ident = table[["report", "launch", "kernel", *_IDENTITY]].drop_duplicates(["report", "launch"])
+    out = rows.drop(columns="kernel", errors="ignore").merge(ident, on=["report", "launch"], how="left",
+                                                             validate="many_to_one")
+    out["set"] = pd.array([set_name] * len(out), dtype="string")
+    out["occurrence"] = out["occurrence"].astype("int64")
+    out["n"] = out["n"].astype("Int64")
+    for col in ("kernel", "precision", "demangled", "range_name"):
+        out[col] = out[col].astype("string")
+    added = ([] if "kernel" in columns else ["kernel"]) + ["set", *_IDENTITY]
+    return out[[*columns, *added]].reset_index(drop=True)
+
+
+def _write_evidence(table: pd.DataFrame, per_report: list[pd.DataFrame], reports: list, out: str | Path,
+                    what: str, set_name: str) -> None:
+    """A set's findings or hot-spot table (parquet, schema-checked, atomically); one
+    warning per report that gave no findings."""
+    from analysis.logged import warn
+    from analysis.reports.findings import FINDING_COLUMNS
+    from analysis.reports.hotspots import HOTSPOT_COLUMNS
+    from analysis.reports.schemas import validate_set_findings, validate_set_hotspots
+
+    columns = FINDING_COLUMNS if what == "findings" else HOTSPOT_COLUMNS
+    frames = [f for f in per_report if len(f)]
+    if what == "findings":
+        for path, f in zip(reports, per_report):
+            if not len(f):
+                warn(f"{path}: holds no guided-analysis rule results (an older Nsight Compute, or captured "
+                     "with --metrics only): no findings")
+    if frames:
+        rows = pd.concat(frames, ignore_index=True)
+    else:  # no report gave any: the reader's own typed empty table
+        from analysis.reports.findings import findings_of
+        from analysis.reports.hotspots import hotspots_of
+
+        rows = (findings_of if what == "findings" else hotspots_of)(set_name, [])
+    rows = with_identity(rows, table, set_name, columns)
+    rows = (validate_set_findings if what == "findings" else validate_set_hotspots)(rows, out)
+    with atomic_path(out) as tmp:
+        rows.to_parquet(tmp, index=False)
 
 
 def _write_summary(table: pd.DataFrame, inst: pd.DataFrame, times: pd.DataFrame | None,
@@ -346,13 +418,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--metric-table", type=Path, help="output: the per-metric table comparisons read (parquet)")
     ap.add_argument("--summary", type=Path, help="output: the set's summary, one row per kernel and N (CSV)")
     ap.add_argument("--timings", type=Path, help="the set's timings.csv, if it has one")
+    ap.add_argument("--findings", type=Path, help="output: guided-analysis findings of every launch (parquet)")
+    ap.add_argument("--hotspots", type=Path, help="output: source hot spots of every launch (parquet)")
     ap.add_argument("--workers", type=int, default=1, help="reader processes")
     ap.add_argument("--log", type=Path, required=True, help="log file")
     args = ap.parse_args(argv)
     with logged(args.log):
         write_set_tables(args.reports, args.set, args.metadata, args.cache, args.metrics, args.instances,
                          workers=args.workers, metric_table_out=args.metric_table, summary_out=args.summary,
-                         timings=args.timings)
+                         timings=args.timings, findings_out=args.findings, hotspots_out=args.hotspots)
     return 0
 
 

@@ -110,6 +110,53 @@ def validate_findings(df: pd.DataFrame, what: object = "findings") -> pd.DataFra
     return _validate(FINDINGS, df, str(what))
 
 
+#: The identity of a launch in a set's findings and hot-spot tables (taken from its metric
+#: table by report and launch): the workflow's kernel name, N and the launch's place.
+_SET_IDENTITY = {
+    "set": pa.Column("string", pa.Check.str_length(min_value=1)),
+    "precision": pa.Column("string", nullable=True),
+    "n": pa.Column("Int64", nullable=True),
+    "demangled": pa.Column("string", nullable=True),
+    "occurrence": pa.Column("int64", pa.Check.ge(0)),
+    "range_name": pa.Column("string", nullable=True),
+}
+
+#: A set's findings: FINDINGS (``kernel`` the set's kernel name) and the launch identity.
+SET_FINDINGS = FINDINGS.add_columns(_SET_IDENTITY)
+
+#: One launch's most-sampled SASS instructions (analysis.reports.hotspots.hotspots_of).
+HOTSPOTS = pa.DataFrameSchema(
+    {
+        "report": pa.Column("string", pa.Check.str_length(min_value=1)),
+        "launch": pa.Column("int64", pa.Check.ge(0)),
+        "rank": pa.Column("int64", pa.Check.ge(1)),
+        "pc": pa.Column("int64", pa.Check.ge(0)),
+        "pc_offset": pa.Column("int64", pa.Check.ge(0)),
+        "sass": pa.Column("string"),
+        "file": pa.Column("string", nullable=True),
+        "line": pa.Column("Int64", nullable=True),
+        "samples": pa.Column(float, pa.Check.gt(0)),
+        "samples_share": pa.Column(float, pa.Check.in_range(0, 1)),
+        "reasons": pa.Column("string"),
+    },
+    strict=True,
+    ordered=True,
+)
+
+#: A set's hot spots: HOTSPOTS, the set's kernel name and the launch identity.
+SET_HOTSPOTS = HOTSPOTS.add_columns({"kernel": pa.Column("string"), **_SET_IDENTITY})
+
+
+def validate_set_findings(df: pd.DataFrame, what: object = "set findings") -> pd.DataFrame:
+    """Check a set's findings table (analysis.reports.parse.write_set_tables)."""
+    return _validate(SET_FINDINGS, df, str(what))
+
+
+def validate_set_hotspots(df: pd.DataFrame, what: object = "set hot spots") -> pd.DataFrame:
+    """Check a set's hot-spot table (analysis.reports.parse.write_set_tables)."""
+    return _validate(SET_HOTSPOTS, df, str(what))
+
+
 #: A set's measured reference rates (analysis.gpu.references): ceilings and library GEMMs.
 REFERENCES = pa.DataFrameSchema(
     {

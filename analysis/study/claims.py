@@ -201,8 +201,28 @@ def _also_differs(summary: pd.DataFrame, kernel: str, ref: str, n: int | None) -
     return note
 
 
+def cause_note(explanations: pd.DataFrame | None, kernel_b: str, kernel_a: str, k: int = 3) -> str:
+    """What the set's explanation of ``kernel_b`` against ``kernel_a`` ranks first, at the
+    largest N it has (explanations.csv of rule explain_set: :mod:`analysis.study.explain_set`):
+    the duration ratio and verdict and the ``k`` largest parts beyond noise; '' where the
+    table lacks the pair."""
+    if explanations is None or explanations.empty:
+        return ""
+    e = explanations[(explanations["kernel_b"] == kernel_b) & (explanations["kernel_a"] == kernel_a)]
+    if e.empty:
+        return ""
+    e = e[e["n"] == e["n"].max()]
+    top = e[(e["beyond_noise"].astype("string") == "True") & ~e["group"].isin(["residual", "other"])].head(k)
+    first = e.iloc[0]
+    verdict = {"True": "beyond noise", "False": "within noise"}.get(str(first["duration_beyond_noise"]), "noise unknown")
+    parts = ", ".join(f"{r.item} {r.ns / 1e3:+,.1f} us" for r in top.itertuples()) or "no part beyond noise"
+    return (f"explanation of {kernel_b} against {kernel_a} at N={int(first['n'])} (b / a {first['duration_ratio']:.3f}, "
+            f"{verdict}): {parts} (explain/pairs/{kernel_b}__vs__{kernel_a}.md)")
+
+
 def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, arch: str | None,
-           references: pd.DataFrame | None = None, paired: pd.DataFrame | None = None) -> pd.DataFrame:
+           references: pd.DataFrame | None = None, paired: pd.DataFrame | None = None,
+           explanations: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each claim of the study as a test on this set: claim, test, measured, holds
     (True/False, or None where the set lacks the kernels), note.
 
@@ -216,7 +236,9 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     has ``paired`` timings (:func:`analysis.reports.setfiles.read_paired`), one row more tests the same
     targets on the kernels timed in pairs with the library (:func:`_paired_claim`).
     "Faster" means faster beyond the spread of the event timings (interquartile ranges
-    disjoint, see :func:`speedups`); speedups are ratios of medians.
+    disjoint, see :func:`speedups`); speedups are ratios of medians. A claim about a cause
+    quotes in its note the top parts of the set's explanation of the kernel pair it rests
+    on (``explanations``, :func:`cause_note`).
     """
     in_study = {k: spec for k, spec in registry.items() if spec.get("study", True)}
     full = summary
@@ -240,7 +262,9 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
                 if static is not None and len(static) else set())
     rows = []
 
-    def claim(text, test, measured, holds, note=""):
+    def claim(text, test, measured, holds, note="", why: tuple[str, str] | None = None):
+        cause = cause_note(explanations, *why) if why else ""
+        note = "; ".join(x for x in (note, cause) if x)
         rows.append({"claim": text, "test": test, "measured": measured,
                      "holds": None if holds is None else bool(holds), "note": note})
 
@@ -261,7 +285,8 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     # 2. INT8
     k32 = sp[(sp["kernel"] == "int8_ptx_mma_k32") & (sp["comparison"] == "vs_baseline")]
     claim("INT8: PTX 1.4-1.8x faster than WMMA", "int8_ptx_mma_k32 / int8_wmma speedup in [1.4, 1.8] at every N",
-          _fmt_range(k32["speedup"]), None if k32.empty else k32["speedup"].between(1.4, 1.8).all())
+          _fmt_range(k32["speedup"]), None if k32.empty else k32["speedup"].between(1.4, 1.8).all(),
+          why=("int8_ptx_mma_k32", "int8_wmma"))
     i8 = t[t["precision"] == "int8"]
     best8 = i8.loc[i8.groupby("n")["throughput"].idxmax()]
     claim("INT8: int8_ptx_mma_k32 is the fastest INT8 kernel at every N",
@@ -270,14 +295,15 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
                  None if best8.empty else (best8["kernel"] == "int8_ptx_mma_k32").all()))
     # 3. INT4
     k64 = sp[(sp["kernel"] == "int4_ptx_mma_k64") & (sp["comparison"] == "vs_baseline")]
-    why = ""
+    sass_note = ""
     if {"int4_ptx_mma_k64", "int4_wmma"} <= emulated:
         tens = static[static["arch"] == arch].set_index("kernel")["tensor_instructions"]
-        why = (f"SASS on {arch}: no S4 tensor instruction, the s4 MMAs are emulated (int4_ptx_mma_k64 issues "
-               f"{tens['int4_ptx_mma_k64']}, int4_wmma {tens['int4_wmma']}, plus integer unpacking)")
+        sass_note = (f"SASS on {arch}: no S4 tensor instruction, the s4 MMAs are emulated (int4_ptx_mma_k64 issues "
+                     f"{tens['int4_ptx_mma_k64']}, int4_wmma {tens['int4_wmma']}, plus integer unpacking)")
     claim("INT4: PTX 2.9-4.3x faster than WMMA (native m16n8k64.s4)",
           "int4_ptx_mma_k64 / int4_wmma speedup in [2.9, 4.3] at every N", _fmt_range(k64["speedup"]),
-          None if k64.empty else k64["speedup"].between(2.9, 4.3).all(), why)
+          None if k64.empty else k64["speedup"].between(2.9, 4.3).all(), sass_note,
+          why=("int4_ptx_mma_k64", "int4_wmma"))
     i4 = t[t["precision"] == "int4"]
     small, large = (int(i4["n"].min()), int(i4["n"].max())) if len(i4) else (None, None)
     fastest = {n: i4.loc[i4[i4["n"] == n]["throughput"].idxmax(), "kernel"] for n in (small, large)} if len(i4) else {}
@@ -351,7 +377,7 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           None if not pairs or len(pairs) < n_common
           else all(k["ldgsts_bytes_per_sector"] < r["ldgsts_bytes_per_sector"] and bool(_faster(r, k))
                    for _, k, r in pairs),
-          _also_differs(full, tb, ABLATION_ROOT, largest) if pairs else "")
+          _also_differs(full, tb, ABLATION_ROOT, largest) if pairs else "", why=(tb, ABLATION_ROOT))
     # beyond the study
     n_common, pairs = _paired(full, unpack, ABLATION_ROOT, timed)
     static_arch = (static[static["arch"] == arch].set_index("kernel")
@@ -366,7 +392,8 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
           f"{unpack} (s8 mma.sync on unpacked tiles) faster than {ABLATION_ROOT} beyond the timing spread at every N",
           f"{unpack} / {ABLATION_ROOT} speedup {_fmt_range(pd.Series([r['median_ns'] / k['median_ns'] for _, k, r in pairs]))}"
           if pairs else "not measured",
-          None if not pairs or len(pairs) < n_common else all(bool(_faster(k, r)) for _, k, r in pairs), note)
+          None if not pairs or len(pairs) < n_common else all(bool(_faster(k, r)) for _, k, r in pairs), note,
+          why=(unpack, ABLATION_ROOT))
     _library_claims(claim, full, registry, references)
     if paired is not None:
         _paired_claim(claim, paired, registry)

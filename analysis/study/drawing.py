@@ -34,9 +34,10 @@ def points(style: dict) -> dict:
     return {**style, "linestyle": "none"}
 
 
-def save(fig, png: str | Path, pdf: str | Path) -> None:
-    """Write a figure as PNG (at ``STYLE["savefig.dpi"]``, 200 dpi) and PDF, atomically, with
-    fixed metadata (no dates or versions), so reruns give the same bytes.
+def save(fig, png: str | Path, pdf: str | Path | None) -> None:
+    """Write a figure as PNG (at ``STYLE["savefig.dpi"]``, 200 dpi) and PDF (None: PNG only,
+    as for the many small figures of explanations), atomically, with fixed metadata (no
+    dates or versions), so reruns give the same bytes.
 
     The layout is computed once: constrained layout at the PNG's dpi, then frozen, and the
     tight bounding box (padded by ``savefig.pad_inches``) passed to both files. With
@@ -59,7 +60,8 @@ def save(fig, png: str | Path, pdf: str | Path) -> None:
     with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
         fig.set_layout_engine(None)
     bbox = fig.get_tightbbox(fig.canvas.get_renderer()).padded(matplotlib.rcParams["savefig.pad_inches"])
-    for path, meta in ((png, {"Software": None}), (pdf, {"CreationDate": None, "Producer": None, "Creator": None})):
+    files = ((png, {"Software": None}), (pdf, {"CreationDate": None, "Producer": None, "Creator": None}))
+    for path, meta in (f for f in files if f[0] is not None):
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=Path(path).suffix[1:], metadata=meta, dpi=STYLE["savefig.dpi"], bbox_inches=bbox)
     plt.close(fig)

@@ -87,6 +87,18 @@ SETS = committed_sets(Path("profiles"), config.get("profile_sets"), warn=_warn_o
 if GPU_SET and GPU_SET not in SETS:
     SETS.append(GPU_SET)
 
+# The set of repeated profiles the noise model is made from (config noise_set), where it is
+# here (a fresh machine without it has no model: the comparisons then say so per row).
+NOISE_SET = config.get("noise_set")
+if NOISE_SET and NOISE_SET not in SETS and NOISE_SET != GPU_SET:
+    if (Path("profiles") / NOISE_SET / "reports").is_dir():
+        SETS.append(NOISE_SET)
+    else:
+        _warn_once(f"config noise_set: profile set {NOISE_SET} not found in profiles/: no noise model, so a set "
+                   "without repeats is compared with config compare.default_rel (each row says so in noise_source)")
+        NOISE_SET = None
+NOISE_MODEL_NAME = f"noise model of {NOISE_SET}" if NOISE_SET else ""
+
 # Reports brought in from elsewhere (target import_set, config source=DIR set=NAME).
 IMPORT_SET = config.get("set")
 IMPORT = import_plan(config["source"]) if config.get("source") else {}
@@ -206,10 +218,30 @@ def gpu_build_records(wildcards):
     return [f"results/build/{GPU.info.arch}/{k}.resources.json" for k in gpu_kernels()]
 
 
-def timings_input(wildcards):
+def timings_of(set_name):
     """The set's event timings, when it has (or will have) them."""
-    path = f"profiles/{wildcards.set}/timings.csv"
-    return [path] if wildcards.set == GPU_SET or Path(path).exists() else []
+    path = f"profiles/{set_name}/timings.csv"
+    return [path] if set_name == GPU_SET or Path(path).exists() else []
+
+
+def timings_input(wildcards):
+    return timings_of(wildcards.set)
+
+
+def samples_of(set_name):
+    """Every event-timed launch of the set (timing_samples.csv), when it has (or will have)
+    them: sets timed before that file have only timings.csv's quantiles."""
+    path = f"profiles/{set_name}/timing_samples.csv"
+    return [path] if set_name == GPU_SET or Path(path).exists() else []
+
+
+def samples_input(wildcards):
+    return samples_of(wildcards.set)
+
+
+def noise_model_input(wildcards):
+    """The noise model, where config noise_set names a set that is here (or this run makes)."""
+    return ["figures/noise/noise_model.csv"] if NOISE_SET else []
 
 
 def metadata_of(set_name):
@@ -307,7 +339,8 @@ def compare_outputs(wildcards=None):
         for msg in unpaired_sets(sets):
             _warn_once(msg)
     return [f"figures/compare/{a}__vs__{b}/{f}" for a, b in pairs
-            for f in ("changes.csv", "metadata.csv", "statuses.csv", "headline.png", "headline.pdf")]
+            for f in ("changes.csv", "metadata.csv", "statuses.csv", "headline.png", "headline.pdf",
+                      "explanations.md", "waterfalls.png")]
 
 
 def final_outputs(wildcards=None):
@@ -318,6 +351,10 @@ def final_outputs(wildcards=None):
     for s in SETS:
         out += [f"results/tables/{s}/metrics.parquet", f"results/tables/{s}/summary.csv"]
         out += expand("figures/{set}/{figure}.{ext}", set=s, figure=FIGURE_NAMES, ext=["png", "pdf"])
+        out += [f"figures/{s}/explain/explanations.csv", f"figures/{s}/explain/findings.md",
+                f"figures/{s}/explain/hotspots.md", f"figures/{s}/explain/stalls.png"]
+    if NOISE_SET:
+        out.append("figures/noise/noise_model.csv")
     for s in study_sets():
         out += [f"figures/{s}/study/claims.csv", f"figures/{s}/study/kernel_summary.csv"]
         out += expand("figures/{set}/study/{f}.{ext}", set=s, f=STUDY_FIGURES, ext=["png", "pdf"])

@@ -12,6 +12,18 @@ rule compare_sets:
         table_candidate="results/tables/{b}/metrics.parquet",
         meta_baseline=lambda w: metadata_of(w.a),
         meta_candidate=lambda w: metadata_of(w.b),
+        # the evidence the explanations read (analysis.compare.explain)
+        instances_baseline="results/tables/{a}/instances.parquet",
+        instances_candidate="results/tables/{b}/instances.parquet",
+        findings_baseline="results/tables/{a}/findings.parquet",
+        findings_candidate="results/tables/{b}/findings.parquet",
+        hotspots_baseline="results/tables/{a}/hotspots.parquet",
+        hotspots_candidate="results/tables/{b}/hotspots.parquet",
+        timings_baseline=lambda w: timings_of(w.a),
+        timings_candidate=lambda w: timings_of(w.b),
+        samples_baseline=lambda w: samples_of(w.a),
+        samples_candidate=lambda w: samples_of(w.b),
+        model=noise_model_input,
     output:
         diff="results/compare/{a}__vs__{b}/diff.parquet",
         changes=report("figures/compare/{a}__vs__{b}/changes.csv", caption="../report/changes.rst",
@@ -21,8 +33,15 @@ rule compare_sets:
         png=report("figures/compare/{a}__vs__{b}/headline.png", caption="../report/headline.rst",
                    category="Set comparison", subcategory="{a} vs {b}", labels={"figure": "headline"}),
         pdf="figures/compare/{a}__vs__{b}/headline.pdf",
+        explanations=report("figures/compare/{a}__vs__{b}/explanations.md", caption="../report/set_explanations.rst",
+                            category="Set comparison", subcategory="{a} vs {b}", labels={"page": "explanations"}),
+        explanations_csv="figures/compare/{a}__vs__{b}/explanations.csv",
+        waterfalls_png=report("figures/compare/{a}__vs__{b}/waterfalls.png", caption="../report/waterfall.rst",
+                              category="Set comparison", subcategory="{a} vs {b}", labels={"figure": "waterfalls"}),
+        waterfalls_pdf="figures/compare/{a}__vs__{b}/waterfalls.pdf",
     params:
         thresholds=config.get("compare", {}),
+        model_name=NOISE_MODEL_NAME,
     log:
         "logs/compare_sets/{a}__vs__{b}.log",
     benchmark:

@@ -11,6 +11,8 @@ rule study:
         paired=paired_input,
         static=static_summary_input,
         metadata=metadata_input,
+        # the claims about a cause quote the top parts of the set's explanations
+        explanations="figures/{set}/explain/explanations.csv",
     output:
         speedups=report("figures/{set}/study/speedups.csv", caption="../report/speedups.rst",
                         category="Tables", subcategory="{set}", labels={"table": "speedups"}),

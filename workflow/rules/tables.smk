@@ -20,6 +20,11 @@ rule parse_set:
         # one row per kernel and N, with the event timings: made here, from the tables in
         # memory, rather than by a job of its own (docs/benchmarks.md)
         summary="results/tables/{set}/summary.csv",
+        # Nsight Compute's guided-analysis findings and the most-sampled SASS instructions of
+        # every launch, read from the same opening of each report (analysis.reports.findings,
+        # analysis.reports.hotspots)
+        findings="results/tables/{set}/findings.parquet",
+        hotspots="results/tables/{set}/hotspots.parquet",
     params:
         cache=lambda w: f"results/tidy/{w.set}",
         metadata=lambda w, input: f"--metadata {input.metadata[0]}" if input.metadata else "",
@@ -34,6 +39,7 @@ rule parse_set:
         "{PYTHON} -m analysis.reports.parse --set {wildcards.set} {params.metadata} {params.timings} --cache {params.cache}"
         " --workers {threads} --metrics {output.metrics} --instances {output.instances}"
         " --metric-table {output.metric_table} --summary {output.summary}"
+        " --findings {output.findings} --hotspots {output.hotspots}"
         " --log {log} {input.reports:q}"
 
 

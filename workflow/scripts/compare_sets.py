@@ -8,13 +8,17 @@ from analysis.compare.figures import headline_figure
 from analysis.study.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged
+from analysis.reports.noise import read_noise_model
 from analysis.reports.tables import read_metadata
+from analysis.compare.explain import write_comparison_explanations
+from analysis.study.evidence import load_set_evidence
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     a, b = sm.wildcards.a, sm.wildcards.b
+    model = read_noise_model(sm.input.model[0]) if sm.input.model else None
     diff = compare_metric_tables(read_metric_table(sm.input.baseline), read_metric_table(sm.input.candidate),
-                                 Thresholds(**sm.params.thresholds))
+                                 Thresholds(**sm.params.thresholds), model, sm.params.model_name)
     own = [read_metadata(m[0] if m else None) for m in (sm.input.meta_baseline, sm.input.meta_candidate)]
     from_reports = tuple(versions_from_table(pd.read_parquet(t, columns=list(REPORT_FIELDS)))
                          for t in (sm.input.table_baseline, sm.input.table_candidate))
@@ -31,3 +35,15 @@ with logged(sm.log[0]):
     counts = status_counts(diff, reason_counts(diff, diff["reason"]))
     write_csv(counts, sm.output.statuses)
     print(counts.to_string(index=False))
+    inp = sm.input
+    sides = [load_set_evidence(name, table, inst, f, h, t[0] if t else None, s[0] if s else None,
+                               inp.model[0] if inp.model else None, sm.params.model_name)
+             for name, table, inst, f, h, t, s in (
+                 (a, inp.baseline, inp.instances_baseline, inp.findings_baseline, inp.hotspots_baseline,
+                  inp.timings_baseline, inp.samples_baseline),
+                 (b, inp.candidate, inp.instances_candidate, inp.findings_candidate, inp.hotspots_candidate,
+                  inp.timings_candidate, inp.samples_candidate))]
+    explained = write_comparison_explanations(diff, *sides, sm.output.explanations, sm.output.explanations_csv,
+                                              sm.output.waterfalls_png, sm.output.waterfalls_pdf,
+                                              sm.params.thresholds.get("noise_factor", 3.0))
+    print(f"explanations: {explained[['kernel_a', 'n']].drop_duplicates().shape[0]} launch pairs")

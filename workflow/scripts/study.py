@@ -31,7 +31,9 @@ with logged(sm.log[0]):
                   "ceilings there are mma.sync loops)")
     tables = {
         "speedups": study.speedups(summary, kernels),
-        "claims": study.claims(summary, kernels, static, arch, refs, paired),
+        "claims": study.claims(summary, kernels, static, arch, refs, paired,
+                               pd.read_csv(sm.input.explanations, dtype={"beyond_noise": "string",
+                                                                         "duration_beyond_noise": "string"})),
         "kernel_summary": study.kernel_summary(summary, static, arch),
         "occupancy": study.occupancy_correlation(summary),
         "instructions": study.instruction_ratios(summary, kernels),

@@ -33,7 +33,8 @@ def _run_reader(path: Path, child_args: list[str], timeout: float = 600) -> None
 
 
 def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, timeout: float = 600,
-                         opcode_instances_only: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+                         opcode_instances_only: bool = False, evidence: bool = False
+                         ) -> tuple[pd.DataFrame, ...]:
     """:func:`load_report` and :func:`load_instances` of one file, run in a child process.
 
     A report from elsewhere is data, not code: if the native reader crashes (or hangs
@@ -42,7 +43,9 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
     metrics :data:`OPCODE_INSTANCES` accepts (what the workflow stores).
 
     Returns:
-        (metrics table, instances table), as the two functions return them.
+        (metrics table, instances table), as the two functions return them; with
+        ``evidence``, also (findings, hot spots): :func:`analysis.reports.findings.findings_of`,
+        :func:`analysis.reports.hotspots.hotspots_of`.
 
     Raises:
         ReportError: as :func:`load_report`, or the reader crashed or hung on the file.
@@ -51,24 +54,27 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
     with tempfile.TemporaryDirectory(prefix="ncu-read-") as tmp:
         _run_reader(path, ["-m", "analysis.reports.ncu", str(path), tmp,
                            "any" if expect_launches is None else str(expect_launches),
-                           "opcode" if opcode_instances_only else "all"], timeout=timeout)
-        return pd.read_parquet(Path(tmp) / "metrics.parquet"), pd.read_parquet(Path(tmp) / "instances.parquet")
+                           "opcode" if opcode_instances_only else "all", *(["evidence"] if evidence else [])],
+                    timeout=timeout)
+        names = ["metrics", "instances"] + (["findings", "hotspots"] if evidence else [])
+        return tuple(pd.read_parquet(Path(tmp) / f"{n}.parquet") for n in names)
 
 
 def _main(argv: list[str]) -> int:
     """Child side of :func:`load_report_isolated`:
-    ``python -m analysis.reports.ncu REPORT OUTDIR N|any [all|opcode]``; or the server of
+    ``python -m analysis.reports.ncu REPORT OUTDIR N|any [all|opcode] [evidence]``; or the server of
     :func:`_serve_attributes`: ``python -m analysis.reports.ncu --attribute-server [--no-warm]``."""
     if argv[:1] == ["--attribute-server"]:
         return _serve_attributes(warm="--no-warm" not in argv)
     path, out, expect, *which = argv
-    only = OPCODE_INSTANCES if which == ["opcode"] else None
+    only = OPCODE_INSTANCES if "opcode" in which else None
+    evidence = "evidence" in which
     try:
-        metrics, instances = _read(path, None if expect == "any" else int(expect), instances=True,
-                                   instance_filter=only)
+        tables = _read(path, None if expect == "any" else int(expect), instances=True, instance_filter=only,
+                       evidence=evidence)
     except ReportError as exc:
         print(f"ReportError: {exc.cause}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
         return 3
-    metrics.to_parquet(Path(out) / "metrics.parquet", index=False)
-    instances.to_parquet(Path(out) / "instances.parquet", index=False)
+    for name, table in zip(("metrics", "instances", "findings", "hotspots"), tables):
+        table.to_parquet(Path(out) / f"{name}.parquet", index=False)
     return 0

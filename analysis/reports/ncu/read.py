@@ -120,10 +120,13 @@ def _instance_table(path: str | Path, name: ReportName | None, actions: list,
 
 
 def _read(path: str | Path, expect_launches: int | None, *, metrics: bool = True,
-          instances: bool = False, instance_filter: Callable[[str], bool] | None = None
-          ) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+          instances: bool = False, instance_filter: Callable[[str], bool] | None = None,
+          evidence: bool = False) -> tuple[pd.DataFrame | None, ...]:
     """Open a report once and build the tables asked for (instances of the metrics
-    ``instance_filter`` accepts; None: every instanced metric)."""
+    ``instance_filter`` accepts; None: every instanced metric): (metrics, instances), and
+    with ``evidence`` also the guided-analysis findings
+    (:func:`analysis.reports.findings.findings_of`) and the source hot spots
+    (:func:`analysis.reports.hotspots.hotspots_of`) of the same open report."""
     path = Path(path)
     name = ReportName.parse(path)
     with _plain_report(path) as plain:
@@ -147,6 +150,11 @@ def _read(path: str | Path, expect_launches: int | None, *, metrics: bool = True
             if early is not None:
                 early.drop()
         inst = _instance_table(path, name, actions, instance_filter) if instances else None
+        if evidence:
+            from analysis.reports.findings import findings_of
+            from analysis.reports.hotspots import hotspots_of
+
+            return table, inst, findings_of(path, actions), hotspots_of(path, actions)
     return table, inst
 
 

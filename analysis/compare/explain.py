@@ -1,0 +1,74 @@
+"""Explanations of a set comparison: for every kernel the two sets share, its launches at the
+largest N matched in both (the comparison's own matching, :func:`analysis.compare.diff.match_launches`)
+explained as one pair (:mod:`analysis.study.explain`), on one page with a waterfall panel
+per kernel, and at every matched N in ``explanations.csv``."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.io import atomic_path, write_csv
+from analysis.study.drawing import save
+from analysis.study.evidence import SetEvidence, duration_change
+from analysis.study.explain_figures import waterfalls
+from analysis.study.explain_pages import pair_page, top_items, verdict
+from analysis.study.explain_set import EXPLANATION_COLUMNS, explain_launches, explanation_rows
+
+#: Kernels drawn as panels and given a section of the page (the largest changes first).
+MAX_PANELS = 24
+
+
+def matched_launches(diff: pd.DataFrame) -> pd.DataFrame:
+    """One row per launch pair the comparison matched on both sides: kernel, n,
+    occurrence, report_baseline, report_candidate, match."""
+    cols = ["kernel", "n", "occurrence", "report_baseline", "report_candidate", "match"]
+    both = diff[diff["report_baseline"].notna() & diff["report_candidate"].notna()]
+    return both[cols].drop_duplicates().reset_index(drop=True)
+
+
+def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: SetEvidence, out_md: str | Path,
+                                  out_csv: str | Path, out_png: str | Path, out_pdf: str | Path,
+                                  factor: float = 3.0) -> pd.DataFrame:
+    """Explain every kernel of a comparison (module docstring) and write the page
+    (``out_md``), the table (``out_csv``, :data:`analysis.study.explain_set.EXPLANATION_COLUMNS`)
+    and the figure (``out_png``, ``out_pdf``). Returns the table."""
+    launches = matched_launches(diff)
+    rows, sections, panels = [], [], []
+    for kernel, g in launches.groupby("kernel", sort=True):
+        best = None
+        for r in g.sort_values("n", na_position="first").itertuples():
+            la = base.launch(kernel, r.n, source=r.report_baseline, occurrence=int(r.occurrence))
+            lb = cand.launch(kernel, r.n, source=r.report_candidate, occurrence=int(r.occurrence))
+            if la is None or lb is None:
+                continue
+            e, parts = explain_launches(la, lb, factor)
+            change = duration_change(base, la, cand, lb, factor)
+            rows.append(explanation_rows(base.name, cand.name, la, lb, e, parts, change))
+            best = (la, lb, e, parts, change)
+        if best is not None:
+            sections.append(best)
+    table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=EXPLANATION_COLUMNS)
+    # the largest duration changes first
+    sections.sort(key=lambda s: -abs(math.log(s[4].ratio)) if s[4].ratio > 0 else 0.0)
+    text = [f"# {cand.name} against {base.name}: what accounts for each kernel's duration change\n",
+            "Each kernel at the largest N matched in both sets, largest relative change first; every matched "
+            "N is in explanations.csv. A section per kernel: the pair's page, as for kernel pairs within a set.\n",
+            "| kernel | b / a (event or ncu) | verdict | top parts beyond noise |", "| --- | --- | --- | --- |"]
+    for la, lb, e, parts, change in sections:
+        text.append(f"| {la.label} | {change.text()} | {verdict(change).split('.')[0]} | {top_items(parts)} |")
+    text.append("")
+    for la, lb, e, parts, change in sections[:MAX_PANELS]:
+        text.append(pair_page(la.label, la, lb, e, parts, change, level=2))
+        panels.append((la.label, parts, e.ncu_a_ns, e.ncu_b_ns))
+    if len(sections) > MAX_PANELS:
+        text.append(f"\n{len(sections) - MAX_PANELS} more kernels: see explanations.csv.\n")
+    if not sections:
+        text.append("No launch is matched in both sets.\n")
+    with atomic_path(out_md) as tmp:
+        Path(tmp).write_text("\n".join(text), encoding="utf-8")
+    write_csv(table, out_csv)
+    save(waterfalls(panels, f"{cand.name} against {base.name}"), out_png, out_pdf)
+    return table

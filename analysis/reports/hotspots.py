@@ -1,0 +1,91 @@
+"""Source hot spots of a launch: the SASS instructions where Nsight Compute's warp-state
+sampling found warps most often, with their CUDA file and line and the samples by stall
+reason, read through ``ncu_report`` (the per-PC instances of ``smsp__pcsamp_sample_count``
+and ``smsp__pcsamp_warps_issue_stalled_*``, ``IAction.sass_by_pc``, ``IAction.source_info``).
+
+The Source Counters section of ``--set full`` collects these; a report without them (other
+sets, ``--metrics`` only, older versions) gives no rows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from analysis.names import report_stem
+
+#: Columns of the hot-spot table, one row per launch and sampled SASS instruction.
+HOTSPOT_COLUMNS = ["report", "launch", "rank", "pc", "pc_offset", "sass", "file", "line", "samples",
+                   "samples_share", "reasons"]
+
+#: Per-PC sample count of all warp states (ncu's Source Counters section).
+SAMPLES = "smsp__pcsamp_sample_count"
+#: Prefix of the per-PC samples by stall reason (the ``_not_issued`` variants are left out:
+#: they count the same samples again, restricted to cycles without an issue).
+REASON_PREFIX = "smsp__pcsamp_warps_issue_stalled_"
+
+#: Instructions kept per launch (the rest of the samples is in ``samples_share``'s complement).
+TOP = 10
+
+
+def _instanced(action, name: str) -> dict[int, float]:
+    m = action.metric_by_name(name)
+    if m is None or m.num_instances() == 0 or not m.has_correlation_ids():
+        return {}
+    ids = m.correlation_ids()
+    out = {}
+    for i in range(m.num_instances()):
+        v = m.value(i)
+        if v is not None and not isinstance(v, str):
+            out[int(ids.value(i))] = float(v)
+    return out
+
+
+def hotspots_of(path, actions: list, top: int = TOP) -> pd.DataFrame:
+    """The ``top`` most-sampled SASS instructions of every launch in ``actions``.
+
+    Args:
+        path: the report (its stem names the rows).
+        actions: ``(launch, range, IAction)`` as :func:`analysis.reports.ncu.launches._actions`
+            gives them.
+        top: instructions kept per launch.
+
+    Returns:
+        DataFrame with columns :data:`HOTSPOT_COLUMNS`: ``launch`` (int), ``rank`` (1 = most
+        samples), ``pc`` (int, the address ncu gives), ``pc_offset`` (int, byte, from the
+        lowest sampled address of the launch), ``sass`` (the instruction text), ``file`` and
+        ``line`` (the CUDA source ncu maps the PC to, as the report gives them; NA without
+        ``-lineinfo``), ``samples`` (float64, warp samples at this PC), ``samples_share``
+        (fraction of the launch's samples), ``reasons`` (``reason=samples; ...``, largest
+        first, non-zero only; reason is the ``smsp__pcsamp_warps_issue_stalled_`` suffix).
+        Empty where the report holds no sampling data.
+    """
+    rows = []
+    for launch, _rng, action in actions:
+        samples = _instanced(action, SAMPLES)
+        total = sum(samples.values())
+        if not samples or total <= 0:
+            continue
+        reason_names = sorted(n for n in action.metric_names()
+                              if n.startswith(REASON_PREFIX) and not n.endswith("_not_issued"))
+        by_reason = {n[len(REASON_PREFIX):]: _instanced(action, n) for n in reason_names}
+        base = min(samples)
+        ranked = sorted(samples.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        for rank, (pc, count) in enumerate(ranked, start=1):
+            info = action.source_info(pc)
+            file = info.file_name() if info is not None else None
+            line = int(info.line()) if info is not None else None
+            reasons = sorted(((r, v.get(pc, 0.0)) for r, v in by_reason.items()), key=lambda kv: -kv[1])
+            text = "; ".join(f"{r}={v:.0f}" for r, v in reasons if v > 0)
+            rows.append((report_stem(path), launch, rank, pc, pc - base, (action.sass_by_pc(pc) or "").strip(),
+                         file or None, line, count, count / total if total else math.nan, text))
+    df = pd.DataFrame(rows, columns=HOTSPOT_COLUMNS)
+    for col in ("launch", "rank", "pc", "pc_offset"):
+        df[col] = df[col].astype("int64")
+    df["line"] = pd.array(df["line"], dtype="Int64")
+    for col in ("samples", "samples_share"):
+        df[col] = df[col].astype("float64")
+    for col in ("report", "sass", "file", "reasons"):
+        df[col] = df[col].astype("string")
+    return df

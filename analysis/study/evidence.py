@@ -1,0 +1,252 @@
+"""A set's evidence for explanations: its per-metric table, executed instructions per
+SASS opcode, guided-analysis findings, source hot spots, event timings and the noise of
+each metric, with the launch of a kernel at an N picked out of them
+(:meth:`SetEvidence.launch`), the stall stacks of every launch (:func:`stall_table`) and
+the event-timed duration change of two launches with its interval
+(:func:`duration_change`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from analysis.reports.noise import duration_interval, duration_interval_from_quantiles, model_noise
+from analysis.study.explain import DURATION, STALL_PREFIX, STALL_SUFFIX
+
+#: Executed instructions per SASS opcode (summed over SMSPs): what the instruction part is
+#: split by.
+OPCODES = "sass__inst_executed_per_opcode"
+
+
+@dataclass
+class Launch:
+    """One launch's evidence.
+
+    Attributes:
+        label: ``kernel at N = n`` (or the report's name for a launch without N).
+        values: metric -> value (per-metric table; median over repeats).
+        noise: metric -> noise_rel; noise_source: metric -> where it comes from.
+        opcodes: SASS opcode -> executed instructions (empty where the report has none).
+        findings: the launch's rows of the set's findings table.
+        hotspots: the launch's rows of the set's hot-spot table.
+    """
+
+    kernel: str
+    n: object
+    label: str
+    values: pd.Series
+    noise: pd.Series
+    noise_source: pd.Series
+    opcodes: pd.Series
+    findings: pd.DataFrame
+    hotspots: pd.DataFrame
+    report: str = ""
+
+
+@dataclass
+class SetEvidence:
+    """What a set's tables hold for explanations (:func:`load_set_evidence`)."""
+
+    name: str
+    metrics: pd.DataFrame
+    instances: pd.DataFrame
+    findings: pd.DataFrame
+    hotspots: pd.DataFrame
+    timings: pd.DataFrame | None = None
+    samples: pd.DataFrame | None = None
+    model: pd.DataFrame | None = None
+    model_name: str = ""
+    _by_launch: dict = field(default_factory=dict, repr=False)
+
+    def launch(self, kernel: str, n, source: str | None = None, occurrence: int = 0) -> Launch | None:
+        """The launch of ``kernel`` at ``n`` (``source``: its report stem without ``_r{R}``,
+        needed only where several reports hold the kernel; the first otherwise), or None
+        where the set has no such launch."""
+        if not self._by_launch:  # one pass over the table, not one per launch asked for
+            m = self.metrics
+            self._by_launch = {k: idx for k, idx in m.groupby(
+                [m["kernel"], m["n"].astype("float64").fillna(-1.0), m["occurrence"]], sort=False).indices.items()}
+        idx = self._by_launch.get((kernel, -1.0 if pd.isna(n) else float(n), occurrence))
+        if idx is None:
+            return None
+        rows = self.metrics.iloc[idx]
+        if source is not None:
+            rows = rows[rows["source"] == source]
+        if rows.empty:
+            return None
+        src = rows["source"].iloc[0]
+        rows = rows[rows["source"] == src]
+        values = rows.set_index("metric")["value"]
+        repeat_noise = rows.set_index("metric")["noise_rel"]
+        modelled = self._model_at(n).reindex(values.index)
+        noise = repeat_noise.where(repeat_noise.notna(), modelled)
+        source_of = pd.Series(np.where(repeat_noise.notna(), "repeats of this set",
+                                       np.where(modelled.notna(), self.model_name or "noise model", "unknown")),
+                              index=values.index)
+        report = self._first_report(str(src))
+        nkey = -1.0 if pd.isna(n) else float(n)
+        opc = self._rows("instances", self.instances, ["report", "n"], (report, nkey))
+        launches = sorted(opc["launch"].unique())
+        opc = opc[opc["launch"] == launches[occurrence]] if len(launches) > occurrence else opc.iloc[0:0]
+        opcodes = opc.groupby("key")["value"].sum()
+        findings = self._rows("findings", self.findings, ["report", "n", "occurrence"], (report, nkey, occurrence))
+        hot = self._rows("hotspots", self.hotspots, ["report", "n", "occurrence"], (report, nkey, occurrence))
+        label = f"{kernel} at N = {int(n)}" if pd.notna(n) else f"{kernel} ({src})"
+        return Launch(kernel, n, label, values, noise, source_of, opcodes, findings, hot, str(src))
+
+    def _rows(self, name: str, table: pd.DataFrame, keys: list[str], key: tuple) -> pd.DataFrame:
+        """The rows of ``table`` at ``key`` of ``keys`` (n as float, NA = -1), from an index
+        made on first use."""
+        if name not in self._by_launch:
+            if table.empty or any(k not in table for k in keys):
+                self._by_launch[name] = {}
+            else:
+                cols = [table[k].astype("float64").fillna(-1.0) if k == "n" else table[k] for k in keys]
+                self._by_launch[name] = table.groupby(cols, sort=False).indices
+        idx = self._by_launch[name].get(key)
+        return table.iloc[idx] if idx is not None else table.iloc[0:0]
+
+    def _first_report(self, source: str) -> str:
+        """The report stem of ``source`` whose instances, findings and hot spots stand for
+        it: the source itself where the set has it, else its first repeat."""
+        if "_reports" not in self._by_launch:
+            self._by_launch["_reports"] = sorted(set(self.instances["report"].dropna())
+                                                 | set(self.findings.get("report", pd.Series(dtype="string")).dropna()))
+        got = _reports_of(self._by_launch["_reports"], source)
+        return got[0] if got else source
+
+    def _model_at(self, n) -> pd.Series:
+        """The noise model's noise_rel per metric at N ``n`` (:func:`model_noise`), once per N."""
+        key = ("_model", -1.0 if pd.isna(n) else float(n))
+        if key not in self._by_launch:
+            if self.model is None or self.model.empty:
+                self._by_launch[key] = pd.Series(dtype="float64")
+            else:
+                metrics = pd.Series(self.model["metric"].unique())
+                got = model_noise(metrics, pd.Series(n, index=metrics.index, dtype="Int64") if pd.notna(n) else None,
+                                  self.model)
+                self._by_launch[key] = pd.Series(got.to_numpy(), index=metrics.to_numpy())
+        return self._by_launch[key]
+
+
+def _reports_of(names: list[str], source: str) -> list[str]:
+    """Report stems of ``source`` among ``names`` (sorted: the source itself, then its repeats)."""
+    return [r for r in names if r == source or (r.startswith(f"{source}_r") and r[len(source) + 2:].isdigit())]
+
+
+def load_set_evidence(name: str, per_metric: str | Path, instances: str | Path, findings: str | Path,
+                      hotspots: str | Path, timings: str | Path | None = None, samples: str | Path | None = None,
+                      model: str | Path | None = None, model_name: str = "") -> SetEvidence:
+    """Read a set's tables (rule parse_set's outputs, the set's timings.csv and
+    timing_samples.csv where it has them, the noise model where there is one).
+
+    Raises:
+        AnalysisError, SetFileError: a table cannot be read (named, with the file).
+    """
+    from analysis.reports.metric_table import read_metric_table
+    from analysis.reports.noise import read_noise_model
+    from analysis.reports.setfiles import read_timings
+
+    inst = pd.read_parquet(instances, columns=["report", "kernel", "repeat", "n", "launch", "metric", "key", "value"])
+    return SetEvidence(name, read_metric_table(per_metric), inst[inst["metric"] == OPCODES],
+                       pd.read_parquet(findings), pd.read_parquet(hotspots),
+                       read_timings(timings) if timings else None,
+                       pd.read_csv(samples) if samples and Path(samples).exists() else None,
+                       read_noise_model(model) if model else None, model_name)
+
+
+def stall_table(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Every launch's warp cycles per issued instruction by stall reason (the stall
+    stack): set per-metric rows of ``smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio``
+    as kernel, precision, n, source, occurrence, reason, cycles_per_issue (warp cycles per
+    issued instruction, float64), share (of the launch's stack). Empty where the reports
+    hold no warp-state metrics."""
+    m = metrics[metrics["metric"].str.startswith(STALL_PREFIX) & metrics["metric"].str.endswith(STALL_SUFFIX)]
+    out = m[["kernel", "precision", "n", "source", "occurrence", "metric", "value"]].copy()
+    out["reason"] = out["metric"].str[len(STALL_PREFIX):-len(STALL_SUFFIX)].astype("string")
+    out = out.rename(columns={"value": "cycles_per_issue"}).drop(columns="metric")
+    total = out.groupby(["source", "kernel", "n", "occurrence"], dropna=False)["cycles_per_issue"].transform("sum")
+    out["share"] = out["cycles_per_issue"] / total.replace(0, np.nan)
+    return out.sort_values(["precision", "kernel", "n", "reason"]).reset_index(drop=True)
+
+
+@dataclass
+class DurationChange:
+    """The duration change of launch b against launch a.
+
+    Attributes:
+        ratio, low, high: b / a and its interval (dimensionless).
+        method: how the interval was made (a 95 % bootstrap of event timings, a 95 % normal
+            approximation from timings.csv quantiles, or ncu's duration +- factor x its noise).
+        beyond_noise: whether the interval excludes 1 (NA where no interval could be made).
+    """
+
+    ratio: float
+    low: float
+    high: float
+    method: str
+    beyond_noise: object
+
+    def text(self) -> str:
+        if math.isnan(self.ratio):
+            return "no duration on one side"
+        verdict = {True: "beyond noise", False: "within noise"}.get(self.beyond_noise, "noise unknown")
+        if math.isnan(self.low):
+            return f"{self.ratio:.4f}x ({self.method}): {verdict}"
+        return f"{self.ratio:.4f}x (interval {self.low:.4f}-{self.high:.4f}; {self.method}): {verdict}"
+
+
+def _event_rows(ev: SetEvidence, kernel: str, n):
+    t = ev.timings
+    if t is None or pd.isna(n):
+        return None, None
+    row = t[(t["kernel"] == kernel) & (t["n"] == n)]
+    s = ev.samples
+    samp = None
+    if s is not None:
+        samp = s[(s["kernel"] == kernel) & (s["n"] == n)]["ns"].to_numpy()
+    return (row.iloc[0].to_dict() if len(row) else None), (samp if samp is not None and len(samp) >= 2 else None)
+
+
+def duration_change(ev_a: SetEvidence, a: Launch, ev_b: SetEvidence, b: Launch, factor: float = 3.0) -> DurationChange:
+    """The duration change of ``b`` against ``a``, from the best timing both sides have:
+    the event timings' samples (bootstrap), else timings.csv's quantiles (normal
+    approximation; :mod:`analysis.reports.noise`), else Nsight Compute's own
+    ``gpu__time_duration.sum`` with an interval of ``factor`` times its noise.
+
+    An event-timed interval is a within-run one: two kernels are timed in two processes, so
+    the change is beyond noise only where the interval excludes 1 and |ratio - 1| also
+    exceeds ``factor`` times the run-to-run noise of the duration (``noise_rel`` of
+    ``gpu__time_duration.sum``, the larger side's: repeats, else the noise model), where
+    that noise is known."""
+    run = np.nanmax([a.noise.get(DURATION, np.nan), b.noise.get(DURATION, np.nan), np.nan])
+    run_src = a.noise_source.get(DURATION, "") or b.noise_source.get(DURATION, "")
+    run_text = (f"; run-to-run noise of ncu's duration {run * 100:.2f} % ({run_src})" if not math.isnan(run) else
+                "; run-to-run noise unknown")
+
+    def beyond(r: float, lo: float, hi: float) -> bool:
+        return bool((lo > 1 or hi < 1) and (math.isnan(run) or abs(r - 1) > factor * run))
+
+    ra, sa = _event_rows(ev_a, a.kernel, a.n)
+    rb, sb = _event_rows(ev_b, b.kernel, b.n)
+    if sa is not None and sb is not None:
+        r, lo, hi = duration_interval(sa, sb)
+        return DurationChange(r, lo, hi, f"95 % bootstrap of {len(sa)} and {len(sb)} event-timed launches{run_text}",
+                              beyond(r, lo, hi))
+    if ra is not None and rb is not None:
+        r, lo, hi = duration_interval_from_quantiles(ra, rb)
+        return DurationChange(r, lo, hi, f"95 %, event timings' quantiles (normal approximation){run_text}",
+                              beyond(r, lo, hi))
+    ta, tb = float(a.values.get(DURATION, np.nan)), float(b.values.get(DURATION, np.nan))
+    if not (ta > 0 and tb > 0):
+        return DurationChange(math.nan, math.nan, math.nan, "no duration", pd.NA)
+    r = tb / ta
+    if math.isnan(run):
+        return DurationChange(r, math.nan, math.nan, "ncu gpu__time_duration.sum, noise unknown", pd.NA)
+    lo, hi = r * (1 - factor * run), r * (1 + factor * run)
+    return DurationChange(r, lo, hi, f"ncu gpu__time_duration.sum +- {factor:g} x its noise_rel {run:.4f} "
+                          f"({run_src})", bool(lo > 1 or hi < 1))

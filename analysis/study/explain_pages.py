@@ -1,0 +1,182 @@
+"""The explanation pages as Markdown: one per pair of launches (:func:`pair_page`), and per
+set its findings (:func:`findings_page`) and source hot spots (:func:`hotspots_page`).
+Every number is a cell of the tables the pages are written beside."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from analysis.study.evidence import DurationChange, Launch
+from analysis.study.explain import Explanation, STALL_MEANING, findings_change
+
+#: Parts listed one by one on a page; the rest are summed in one row.
+TOP_PARTS = 12
+
+HOW_TO_READ = ("How this is computed and how to read it: docs/explanations.md. Parts add up to the change of "
+               "Nsight Compute's duration; 'beyond noise' means larger than 3 standard deviations of the part's "
+               "own metric noise.")
+
+
+def _n(v: float, digits: int = 4) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if v != 0 and (abs(v) >= 1e6 or abs(v) < 1e-3):
+        return f"{v:.{digits - 1}e}"
+    return f"{v:,.{digits}g}" if abs(v) < 1e4 else f"{v:,.0f}"
+
+
+def _md_table(df: pd.DataFrame) -> str:
+    if df.empty:
+        return "(none)\n"
+    head = "| " + " | ".join(map(str, df.columns)) + " |\n| " + " | ".join("---" for _ in df.columns) + " |\n"
+    body = "".join("| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |\n"
+                   for row in df.itertuples(index=False))
+    return head + body
+
+
+def _beyond(v) -> str:
+    return "unknown" if pd.isna(v) else ("yes" if v else "no")
+
+
+def verdict(change: DurationChange) -> str:
+    """One sentence on whether the duration changed beyond noise."""
+    if change.beyond_noise is True:
+        return "The duration changed beyond noise; the parts below account for Nsight Compute's duration change."
+    if change.beyond_noise is False:
+        return ("The duration did not change beyond noise. The parts below are what the counters moved; "
+                "they do not explain a change in duration.")
+    return "Whether the duration changed beyond noise is unknown (no timing or noise for one side)."
+
+
+def top_items(parts: pd.DataFrame, k: int = 3) -> str:
+    """The ``k`` largest parts beyond noise as one line: ``stall: barrier -0.97 ms (-561 %), ...``."""
+    rows = parts[(parts["beyond_noise"] == True) & (parts["group"] != "residual")].head(k)  # noqa: E712
+    return ", ".join(f"{r.item} {r.ns / 1e3:+,.1f} us" for r in rows.itertuples()) or "no part beyond noise"
+
+
+def pair_page(title: str, a: Launch, b: Launch, e: Explanation, parts: pd.DataFrame, change: DurationChange,
+              note: str = "", figure: str = "", level: int = 1) -> str:
+    """The Markdown page of one pair: duration change and verdict, ranked parts, parts by
+    group, the counters behind them, and ncu's findings that appear, disappear or change.
+
+    Args:
+        title: the page's heading.
+        a, b: the two launches (a is the reference).
+        e, parts: :func:`analysis.study.explain.explain_pair` of them and its
+            :func:`analysis.study.explain.parts_table`.
+        change: :func:`analysis.study.evidence.duration_change` of them.
+        note: a line under the heading (the registry's ``change:`` of the kernel).
+        figure: the file name of the pair's waterfall figure, linked where given.
+        level: the heading level of the title (its sections one below).
+    """
+    h = "#" * (level + 1)
+    out = [f"{'#' * level} {title}\n"]
+    if note:
+        out.append(f"{note}\n")
+    delta = e.ncu_b_ns - e.ncu_a_ns
+    out.append(f"- Reference (a): {a.label}; candidate (b): {b.label}.")
+    out.append(f"- Duration b / a: {change.text()}.")
+    pct = f"{delta / e.ncu_a_ns * 100:+.2f} %" if e.ncu_a_ns > 0 else "n/a"
+    out.append(f"- Nsight Compute duration: {_n(e.ncu_a_ns)} -> {_n(e.ncu_b_ns)} ns ({_n(delta)} ns, {pct}).\n")
+    out.append(verdict(change) + "\n")
+    if figure:
+        out.append(f"![waterfall]({figure})\n")
+    if e.missing:
+        out.append("Not decomposed: a side lacks " + ", ".join(f"`{m}`" for m in e.missing)
+                   + " (a report without the full section set, or of an older Nsight Compute).\n")
+    else:
+        out.append(f"{h} What accounts for the change\n")
+        shown = parts.head(TOP_PARTS)
+        table = pd.DataFrame({
+            "rank": shown["rank"], "part": shown["item"], "a": shown["value_a"].map(_n), "b": shown["value_b"].map(_n),
+            "ns": shown["ns"].map(lambda v: f"{v:+,.0f}"), "share": shown["share"].map(
+                lambda v: "n/a" if math.isnan(v) else f"{v * 100:+.0f} %"),
+            "noise (1 sd, ns)": shown["noise_ns"].map(lambda v: "unknown" if math.isnan(v) else f"{v:,.0f}"),
+            "beyond noise": shown["beyond_noise"].map(_beyond), "behind it": shown["behind"]})
+        out.append(_md_table(table))
+        rest = parts.iloc[TOP_PARTS:]
+        if len(rest):
+            out.append(f"\n{len(rest)} more parts: {rest['ns'].sum():+,.0f} ns together.\n")
+        groups = parts.groupby("group", sort=False)["ns"].sum().reset_index()
+        groups["share"] = groups["ns"] / delta if delta else math.nan
+        out.append(f"\n{h} By factor of the identity\n")
+        out.append(_md_table(groups.assign(ns=groups["ns"].map(lambda v: f"{v:+,.0f}"),
+                                           share=groups["share"].map(lambda v: "n/a" if math.isnan(v)
+                                                                     else f"{v * 100:+.0f} %"))))
+        stalls = parts[parts["group"] == "stalls"].head(5)
+        if len(stalls):
+            out.append("\nStall reasons, as Nsight Compute's Kernel Profiling Guide describes them: "
+                       + "; ".join(f"{s.item.split(': ', 1)[1]}: {STALL_MEANING.get(s.item.split(': ', 1)[1], ('?',))[0]}"
+                                   for s in stalls.itertuples()) + ".\n")
+    out.append(f"\n{h} Counters behind the parts\n")
+    mech = e.mechanisms
+    if not mech.empty:
+        mech = pd.DataFrame({"counter": mech["label"], "metric": mech["metric"].map(lambda m: f"`{m}`"),
+                             "a": mech["value_a"].map(_n), "b": mech["value_b"].map(_n),
+                             "change": mech["rel_change"].map(lambda v: "n/a" if math.isnan(v) else f"{v * 100:+.1f} %"),
+                             "beyond noise": mech["beyond_noise"].map(_beyond)})
+    out.append(_md_table(mech))
+    out.append(f"\n{h} Nsight Compute's findings (estimated speedup, %)\n")
+    fc = findings_change(a.findings, b.findings)
+    if a.findings.empty or b.findings.empty:
+        out.append("A side's report holds no guided-analysis rule results.\n")
+    fc = fc[fc["status"] != "unchanged"]
+    out.append(_md_table(fc.assign(speedup_a=fc["speedup_a"].map(_n), speedup_b=fc["speedup_b"].map(_n))))
+    out.append(f"\n{HOW_TO_READ}\n")
+    return "\n".join(out)
+
+
+def findings_page(set_name: str, findings: pd.DataFrame) -> str:
+    """A set's findings, per kernel and N, by estimated speedup (largest first): rule,
+    title, kind, estimated speedup and its type, and the message."""
+    out = [f"# Nsight Compute's findings: {set_name}\n",
+           "Each launch's guided-analysis rule results as the report holds them (ncu's own rules; no rule "
+           "of this project). Estimated speedup: ncu's estimate, `global` of the whole kernel, `local` of "
+           "the part the rule looks at. Results without a message of interest (kind `ok` or `none`) are "
+           "counted, not listed.\n"]
+    if findings.empty:
+        out.append("The set's reports hold no rule results.\n")
+        return "\n".join(out)
+    f = findings.sort_values(["kernel", "n", "speedup_pct"], ascending=[True, True, False], na_position="last")
+    for (kernel, n), g in f.groupby(["kernel", "n"], sort=False, dropna=False):
+        shown = g[g["kind"].isin(["optimization", "warning", "error", "unreadable"])]
+        at = f"N = {int(n)}" if pd.notna(n) else "no N"
+        out.append(f"## {kernel}, {at}\n")
+        table = pd.DataFrame({"rule": shown["rule"], "title": shown["title"].fillna(""), "kind": shown["kind"],
+                              "speedup %": shown["speedup_pct"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}"),
+                              "type": shown["speedup_type"].fillna(""),
+                              "message": shown["message"].fillna("").str.slice(0, 300)})
+        out.append(_md_table(table))
+        out.append(f"\n{len(g) - len(shown)} results of kind ok or none.\n")
+    return "\n".join(out)
+
+
+def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
+    """A set's source hot spots at each kernel's largest N: the most-sampled SASS
+    instructions with their CUDA file and line and samples by stall reason."""
+    out = [f"# Source hot spots: {set_name}\n",
+           "Per kernel, at its largest N: the SASS instructions where Nsight Compute's warp sampling found "
+           "warps most often (`smsp__pcsamp_sample_count` per PC), with the CUDA file and line it maps them "
+           "to (kernels built with `-lineinfo`) and the samples by stall reason "
+           "(`smsp__pcsamp_warps_issue_stalled_*`). PC offset: bytes from the lowest sampled address.\n"]
+    if hotspots.empty:
+        out.append("The set's reports hold no warp-sampling data (Source Counters section).\n")
+        return "\n".join(out)
+    h = hotspots[hotspots["n"].notna()] if hotspots["n"].notna().any() else hotspots
+    for kernel, g in h.groupby("kernel", sort=True):
+        top_n = g["n"].max()
+        g = g[g["n"] == top_n] if pd.notna(top_n) else g
+        g = g[g["report"] == g["report"].iloc[0]].sort_values(["launch", "rank"])
+        at = f"N = {int(top_n)}" if pd.notna(top_n) else "no N"
+        out.append(f"## {kernel}, {at}\n")
+        src = g["file"].fillna("").str.replace(r"^.*/(kernels/)", r"\1", regex=True)
+        table = pd.DataFrame({"rank": g["rank"], "PC offset": g["pc_offset"].map(lambda v: f"0x{int(v):x}"),
+                              "SASS": g["sass"].map(lambda s: f"`{s}`"),
+                              "source": [f"{f}:{ln}" if f else "" for f, ln in zip(src, g["line"].fillna(0).astype(int))],
+                              "samples": g["samples"].map(lambda v: f"{v:,.0f}"),
+                              "share": g["samples_share"].map(lambda v: f"{v * 100:.1f} %"),
+                              "by reason": g["reasons"]})
+        out.append(_md_table(table))
+    return "\n".join(out)
