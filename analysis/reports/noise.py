@@ -11,7 +11,9 @@ the model keeps per metric and N the largest cv over the kernels measured at tha
 (``cv_max``, conservative with few repeats), their median, and
 ``noise_rel = sqrt(2) * cv_max``: the relative standard deviation of the difference of two
 single profiles, which is what a comparison of two sets without repeats holds. A metric
-equal in every repeat (instruction counts, launch configuration) has ``noise_rel`` 0.
+equal in every repeat (launch configuration; the instruction counts of the mma.sync
+kernels, while fp16_wgmma's vary by a few in 10^5 as its warps spin on mbarriers) has
+``noise_rel`` 0.
 
 **Duration interval** (:func:`duration_interval`): the ratio of the medians of two
 kernels' event-timed launches with a percentile-bootstrap interval (resampling each

@@ -340,12 +340,15 @@ def findings_change(fa: pd.DataFrame, fb: pd.DataFrame, min_points: float = 1.0)
     ``unchanged``). Findings are matched by rule and title; one per rule and title (the
     largest estimate) on each side. Sorted by the larger |change|."""
     def keyed(f: pd.DataFrame) -> pd.Series:
+        empty = pd.Series(dtype="float64", index=pd.MultiIndex.from_tuples([], names=["rule", "title"]))
         if f is None or f.empty:
-            return pd.Series(dtype="float64")
+            return empty
         g = f[f["speedup_pct"].notna()].assign(title=lambda d: d["title"].fillna(""))
-        return g.groupby(["rule", "title"])["speedup_pct"].max()
+        return g.groupby(["rule", "title"])["speedup_pct"].max() if len(g) else empty
 
     a, b = keyed(fa), keyed(fb)
+    if a.empty and b.empty:
+        return pd.DataFrame(columns=["rule", "title", "speedup_a", "speedup_b", "status"])
     idx = a.index.union(b.index)
     out = pd.DataFrame({"speedup_a": a.reindex(idx), "speedup_b": b.reindex(idx)})
     out.index = idx.set_names(["rule", "title"])

@@ -1,5 +1,6 @@
 """A set's explanation pages, tables and figures (rule explain_set): every registry kernel
-against its ``baseline:`` at every N both have (``explanations.csv``), a page and a
+against its ``baseline:``, and against the kernel its ``change:`` says it changes one knob
+of, at every N both have (``explanations.csv``), a page and a
 waterfall per pair at the largest such N, the findings and hot-spot pages and the stall
 stacks."""
 
@@ -28,12 +29,27 @@ EXPLANATION_COLUMNS = ["set_a", "set_b", "kernel_a", "kernel_b", "n", "ncu_a_ns"
                        "noise_source", "behind"]
 
 
+def knob_reference(kernel: str, kernels: dict) -> str | None:
+    """The kernel a registry entry's ``change:`` names as the one it changes a single knob
+    of (``"fp16_ptx_mma_k16 with a 3-stage cp.async pipeline"`` -> ``fp16_ptx_mma_k16``), or
+    None where the text does not start with another registry kernel followed by ``with``."""
+    first, _, rest = str(kernels.get(kernel, {}).get("change") or "").partition(" ")
+    return first if first in kernels and first != kernel and rest.startswith("with ") else None
+
+
 def kernel_pairs(kernels: dict, present) -> list[tuple[str, str]]:
-    """(kernel, baseline) for each registry kernel of ``present`` whose ``baseline:`` is
-    also in ``present``, in registry order."""
+    """(kernel, reference) pairs of the kernels in ``present``, in registry order: each
+    against its ``baseline:``, then each against the kernel its ``change:`` names it one
+    knob away from (:func:`knob_reference`) where that is another kernel than the baseline;
+    both kernels of a pair must be in ``present``."""
     present = set(present)
-    return [(k, spec["baseline"]) for k, spec in kernels.items()
-            if k in present and spec.get("baseline") in present]
+    pairs = [(k, spec["baseline"]) for k, spec in kernels.items()
+             if k in present and spec.get("baseline") in present]
+    for k, spec in kernels.items():
+        ref = knob_reference(k, kernels)
+        if k in present and ref in present and ref != spec.get("baseline"):
+            pairs.append((k, ref))
+    return pairs
 
 
 def pair_stem(kernel_b: str, kernel_a: str) -> str:
@@ -143,7 +159,8 @@ def write_set_explanations(ev: SetEvidence, kernels: dict, out: str | Path, fact
                  out / "pairs" / f"{stem}.png", None)
             continue
         la, lb, e, parts, change, n = page
-        title = f"{kb} against its baseline {ka}, N = {int(n)} ({ev.name})"
+        role = "its baseline" if kernels.get(kb, {}).get("baseline") == ka else "the kernel it changes one knob of,"
+        title = f"{kb} against {role} {ka}, N = {int(n)} ({ev.name})"
         note = f"The registry's change: \"{kernels.get(kb, {}).get('change', '')}\"."
         _text(out / "pairs" / f"{stem}.md", pair_page(title, la, lb, e, parts, change, note, f"{stem}.png"))
         save(waterfall(parts, e.ncu_a_ns, e.ncu_b_ns, f"{kb} against {ka}, N = {int(n)}", f"b / a: {change.text()}"),
