@@ -185,7 +185,13 @@ def test_html_report_lists_every_figure(workdir):
     # one subcategory per pair of sets that share a kernel, each with its table and figure
     pairs = [k for k in listing if k.startswith("Set comparison / ")]
     assert f"Set comparison / {DEFAULT_SET} vs {DEFAULT_SET}_nvcc13.5" in pairs
-    assert all(sorted(listing[k]) == ["changes", "headline"] for k in pairs)
+    assert all(sorted(listing[k]) == ["changes", "explanations", "headline", "waterfalls"] for k in pairs)
+    # per set its explanations: the pages, the stall stacks and a waterfall per kernel pair
+    for s in sorted(p.name for p in (workdir / "profiles").iterdir() if (p / "reports").is_dir()):
+        waterfalls = sorted(f"waterfall {f.stem}" for f in (workdir / "figures" / s / "explain" / "pairs").glob("*.png"))
+        assert sorted(listing[f"Explanations / {s}"]) == sorted(
+            ["explanations", "findings", "source hot spots", "stall stacks", *waterfalls])
+    assert listing["Explanations / noise"] == ["noise model"]
 
 
 

@@ -218,8 +218,8 @@ def noise_model_page(model: pd.DataFrame, table: pd.DataFrame, set_name: str) ->
              "largest over the kernels, `noise_rel` = sqrt(2) x cv_max, the relative standard deviation of the "
              "difference of two single profiles. A comparison of sets without repeats takes `noise_rel` at the "
              "model's nearest N; its rows name the model in `noise_source`.\n",
-             f"{len(model)} rows; {int((model['noise_rel'] == 0).sum())} with noise 0 (equal in every repeat: "
-             "instruction counts, launch configuration).\n",
+             f"{len(model)} rows; {int((model['noise_rel'] == 0).sum())} with noise 0 (equal in every repeat of "
+             "every kernel at that N: launch configuration, most instruction counts).\n",
              "| metric | N | cv_median | cv_max | noise_rel |", "| --- | --- | --- | --- | --- |"]
     shown = ["gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "smsp__inst_executed.sum",
              "dram__bytes_read.sum", "lts__t_sectors.sum", "smsp__warps_active.avg.per_cycle_active",

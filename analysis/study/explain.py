@@ -15,15 +15,16 @@ with E executed instructions (``smsp__inst_executed.sum``), P the SMSPs (``.sum 
 issued instructions per SMSP (``smsp__inst_issued.avg``), S the stall stack, W the warps
 active per active cycle (``smsp__warps_active.avg.per_cycle_active``), C / A the elapsed
 over the active cycles (``sm__cycles_elapsed.avg / smsp__cycles_active.avg``: idle SMSPs
-in the tail wave or by imbalance), f the SM clock and r what the identity leaves (measured
-on the committed H200 reports within 0.5 %).
+in the tail wave or by imbalance), f the SM clock and r what the identity leaves (on the
+committed H200 set within 0.38 % at N = 8192, up to 22 % at N = 512, where the metrics'
+replay passes differ: docs/explanations.md).
 
 **The split.** The log of the duration ratio is the sum of the logs of the factors'
 ratios. Sums inside a factor (E over SASS opcodes, S over stall reasons) are split with
 the logarithmic mean, ``ln(X_b / X_a) = sum_i (x_i,b - x_i,a) / L(X_a, X_b)``,
-``L(x, y) = (x - y) / ln(x / y)``: exact and free of residual (Ang, "LMDI decomposition
-approach", Energy Policy 33, 2005). Each part in ns is its log term times L(T_a, T_b), so
-the parts add up to ``T_b - T_a`` exactly.
+``L(x, y) = (x - y) / ln(x / y)``: exact and free of residual (Ang, "The LMDI approach to
+decomposition analysis: a practical guide", Energy Policy 33, 2005). Each part in ns is
+its log term times L(T_a, T_b), so the parts add up to ``T_b - T_a`` exactly.
 
 **Noise.** A part's noise is the noise of its metric (``noise_rel``: from repeats where
 the set has them, else the noise model, :mod:`analysis.reports.noise`) carried to ns the
