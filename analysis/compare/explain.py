@@ -30,11 +30,11 @@ def matched_launches(diff: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: SetEvidence, out_md: str | Path,
-                                  out_csv: str | Path, out_png: str | Path, out_pdf: str | Path,
+                                  out_csv: str | Path, out_png: str | Path, out_pdf: str | Path | None,
                                   factor: float = 3.0) -> pd.DataFrame:
     """Explain every kernel of a comparison (module docstring) and write the page
     (``out_md``), the table (``out_csv``, :data:`analysis.study.explain_set.EXPLANATION_COLUMNS`)
-    and the figure (``out_png``, ``out_pdf``). Returns the table."""
+    and the figure (``out_png``, and ``out_pdf`` unless None). Returns the table."""
     launches = matched_launches(diff)
     rows, sections, panels = [], [], []
     for kernel, g in launches.groupby("kernel", sort=True):

@@ -42,6 +42,25 @@ def _instanced(action, name: str) -> dict[int, float]:
     return out
 
 
+def _at(action, name: str, wanted: dict[int, int]) -> dict[int, float]:
+    """Values of instanced metric ``name`` at the PCs of ``wanted`` (PC -> the instance index
+    it has in the sample count). The per-reason metrics list the same PCs in the same order
+    in the reports seen, so only those instances are read; where an index holds another PC,
+    the whole metric is read instead."""
+    m = action.metric_by_name(name)
+    if m is None or m.num_instances() == 0 or not m.has_correlation_ids():
+        return {}
+    ids = m.correlation_ids()
+    n = m.num_instances()
+    if all(i < n and int(ids.value(i)) == pc for pc, i in wanted.items()):
+        out = {}
+        for pc, i in wanted.items():
+            v = m.value(i)
+            out[pc] = float(v) if v is not None and not isinstance(v, str) else 0.0
+        return out
+    return _instanced(action, name)
+
+
 def hotspots_of(path, actions: list, top: int = TOP) -> pd.DataFrame:
     """The ``top`` most-sampled SASS instructions of every launch in ``actions``.
 
@@ -67,11 +86,13 @@ def hotspots_of(path, actions: list, top: int = TOP) -> pd.DataFrame:
         total = sum(samples.values())
         if not samples or total <= 0:
             continue
-        reason_names = sorted(n for n in action.metric_names()
-                              if n.startswith(REASON_PREFIX) and not n.endswith("_not_issued"))
-        by_reason = {n[len(REASON_PREFIX):]: _instanced(action, n) for n in reason_names}
         base = min(samples)
         ranked = sorted(samples.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        index = {pc: i for i, pc in enumerate(samples)}  # the sample count's instance order
+        wanted = {pc: index[pc] for pc, _ in ranked}
+        reason_names = sorted(n for n in action.metric_names()
+                              if n.startswith(REASON_PREFIX) and not n.endswith("_not_issued"))
+        by_reason = {n[len(REASON_PREFIX):]: _at(action, n, wanted) for n in reason_names}
         for rank, (pc, count) in enumerate(ranked, start=1):
             info = action.source_info(pc)
             file = info.file_name() if info is not None else None

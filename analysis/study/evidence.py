@@ -66,22 +66,26 @@ class SetEvidence:
         """The launch of ``kernel`` at ``n`` (``source``: its report stem without ``_r{R}``,
         needed only where several reports hold the kernel; the first otherwise), or None
         where the set has no such launch."""
-        if not self._by_launch:  # one pass over the table, not one per launch asked for
+        if "_launch" not in self._by_launch:  # one pass over the table, not one per launch asked for
             m = self.metrics
-            self._by_launch = {k: idx for k, idx in m.groupby(
-                [m["kernel"], m["n"].astype("float64").fillna(-1.0), m["occurrence"]], sort=False).indices.items()}
-        idx = self._by_launch.get((kernel, -1.0 if pd.isna(n) else float(n), occurrence))
+            self._by_launch["_launch"] = m.groupby(
+                [m["kernel"], m["n"].astype("float64").fillna(-1.0), m["occurrence"]], sort=False).indices
+            # plain arrays of the columns a launch needs: taking rows of Arrow-backed string
+            # columns cost most of the time of this method
+            self._by_launch["_arrays"] = (m["source"].to_numpy(dtype=object), m["metric"].to_numpy(dtype=object),
+                                          m["value"].to_numpy(dtype="float64"),
+                                          m["noise_rel"].to_numpy(dtype="float64", na_value=np.nan))
+        idx = self._by_launch["_launch"].get((kernel, -1.0 if pd.isna(n) else float(n), occurrence))
         if idx is None:
             return None
-        rows = self.metrics.iloc[idx]
-        if source is not None:
-            rows = rows[rows["source"] == source]
-        if rows.empty:
+        sources, metric_names, vals, rel = (a[idx] for a in self._by_launch["_arrays"])
+        keep = sources == (source if source is not None else sources[0]) if len(idx) else np.zeros(0, bool)
+        if not keep.any():
             return None
-        src = rows["source"].iloc[0]
-        rows = rows[rows["source"] == src]
-        values = rows.set_index("metric")["value"]
-        repeat_noise = rows.set_index("metric")["noise_rel"]
+        src = sources[keep][0]
+        index = pd.Index(metric_names[keep], name="metric")
+        values = pd.Series(vals[keep], index=index, name="value")
+        repeat_noise = pd.Series(rel[keep], index=index, name="noise_rel")
         modelled = self._model_at(n).reindex(values.index)
         noise = repeat_noise.where(repeat_noise.notna(), modelled)
         source_of = pd.Series(np.where(repeat_noise.notna(), "repeats of this set",

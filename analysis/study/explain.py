@@ -306,6 +306,10 @@ def parts_table(e: Explanation, factor: float = 3.0) -> pd.DataFrame:
     a -> b``)."""
     change = e.ncu_b_ns - e.ncu_a_ns
     mech = e.mechanisms
+    moved: dict[str, list[str]] = {}  # topic -> the counters of it that changed beyond noise
+    if not mech.empty:
+        for r in mech[mech["beyond_noise"].fillna(False).astype(bool)].itertuples():
+            moved.setdefault(r.topic, []).append(f"{r.label} {_fmt(r.value_a)} -> {_fmt(r.value_b)}")
     rows = []
     for rank, p in enumerate(e.parts, start=1):
         topics: list[str] = []
@@ -313,10 +317,7 @@ def parts_table(e: Explanation, factor: float = 3.0) -> pd.DataFrame:
             topics = STALL_MEANING.get(p.item.split(": ", 1)[1], ("", []))[1]
         elif p.group in GROUP_TOPICS:
             topics = [GROUP_TOPICS[p.group]]
-        behind = ""
-        if topics and not mech.empty:
-            moved = mech[mech["topic"].isin(topics) & (mech["beyond_noise"] == True)]  # noqa: E712 (NA stays out)
-            behind = "; ".join(f"{r.label} {_fmt(r.value_a)} -> {_fmt(r.value_b)}" for r in moved.itertuples())
+        behind = "; ".join(text for t in topics for text in moved.get(t, []))
         beyond = pd.NA if math.isnan(p.noise_ns) else bool(abs(p.ns) > factor * p.noise_ns)
         if p.group == "residual":
             beyond = pd.NA

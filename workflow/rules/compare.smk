@@ -38,7 +38,6 @@ rule compare_sets:
         explanations_csv="figures/compare/{a}__vs__{b}/explanations.csv",
         waterfalls_png=report("figures/compare/{a}__vs__{b}/waterfalls.png", caption="../report/waterfall.rst",
                               category="Set comparison", subcategory="{a} vs {b}", labels={"figure": "waterfalls"}),
-        waterfalls_pdf="figures/compare/{a}__vs__{b}/waterfalls.pdf",
     params:
         thresholds=config.get("compare", {}),
         model_name=NOISE_MODEL_NAME,

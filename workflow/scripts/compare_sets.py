@@ -44,6 +44,6 @@ with logged(sm.log[0]):
                  (b, inp.candidate, inp.instances_candidate, inp.findings_candidate, inp.hotspots_candidate,
                   inp.timings_candidate, inp.samples_candidate))]
     explained = write_comparison_explanations(diff, *sides, sm.output.explanations, sm.output.explanations_csv,
-                                              sm.output.waterfalls_png, sm.output.waterfalls_pdf,
+                                              sm.output.waterfalls_png, None,
                                               sm.params.thresholds.get("noise_factor", 3.0))
     print(f"explanations: {explained[['kernel_a', 'n']].drop_duplicates().shape[0]} launch pairs")
