@@ -35,6 +35,7 @@ from analysis.gpu.harness import (_check, compare, fp32_accumulation_bound, make
                       primary_context, sample_rows, time_launches)
 from analysis.io import write_csv
 from analysis.gpu.paired import PairedKernel, PairedRound, check_pairs, pair_rounds, write_paired
+from analysis.gpu.triton_gemm import TRITON_NAMES, triton_available, triton_launch
 from analysis.precision import LIBRARY_NAMES, gemm_ops, precision_of
 
 #: Ceiling kernels of kernels/ceilings/mma_peak.cu: precision -> (function, K of the shape).
@@ -45,13 +46,25 @@ PEAK_KERNELS = {
 }
 CHAINS = 8  # kChains in mma_peak.cu: mma.sync per warp per loop iteration
 
+#: Ceiling kernels of kernels/ceilings/wgmma_peak.cu (sm_90a): precision -> (function, K of
+#: the shape). Each warpgroup issues WGMMA_GROUP wgmma m64n256 per loop iteration.
+WGMMA_PEAK_KERNELS = {
+    "fp16": ("peak_wgmma_m64n256k16_f16_f32", 16),
+    "int8": ("peak_wgmma_m64n256k32_s8_s32", 32),
+}
+WGMMA_GROUP = 4  # kGroup in wgmma_peak.cu
+#: Warpgroups per SM the wgmma ceilings are measured with: the GEMM kernels' two consumer
+#: warpgroups, and three (the most whose 128 accumulator registers a thread fit one block).
+WGMMA_WARPGROUPS = (2, 3)
+
 
 @dataclass(frozen=True)
 class Reference:
     """One measured reference rate (a row of references.csv).
 
     Attributes:
-        name: ``peak_mma_*``, ``dram_copy``, ``cublas_fp16`` or ``cublaslt_int8``.
+        name: ``peak_mma_*``, ``peak_wgmma_*_wg{W}``, ``dram_copy``, ``cublas_fp16``, ``cublaslt_int8``,
+            ``triton_fp16`` or ``triton_int8``.
         kind: ``ceiling`` or ``library``.
         precision: ``fp16``/``int8``/``int4``, or ``none`` for the copy.
         n: M = N = K of a library GEMM; 0 for a ceiling.
@@ -87,6 +100,53 @@ def _row(name, kind, precision, n, work, work_unit, timing, unit, source) -> Ref
     return Reference(name, kind, precision, n, int(work), work_unit, med, timing.quantile_ns(0.25),
                      timing.quantile_ns(0.75), min(timing.samples_ns), max(timing.samples_ns),
                      timing.warmups, timing.repeats, timing.gated, work / med / 1e3, unit, source)
+
+
+def wgmma_ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 2048,
+                   warpgroups: tuple[int, ...] = WGMMA_WARPGROUPS) -> list[Reference]:
+    """Hopper's warpgroup-MMA ceilings: :data:`WGMMA_PEAK_KERNELS` with one block per SM of
+    each number of ``warpgroups``, named ``{function}_wg{warpgroups}``.
+
+    Args:
+        cubin: ``wgmma_peak.cu`` built for sm_90a.
+        iters: loop iterations per warpgroup (each issues :data:`WGMMA_GROUP` wgmma).
+
+    Raises:
+        RuntimeError: a CUDA call failed (e.g. the GPU is not sm_90).
+    """
+    from cuda.bindings import driver as cu
+
+    dev = primary_context(cu)
+    sms = _check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev),
+                 "cuDeviceGetAttribute")
+    stream = _check(cu.cuStreamCreate(0), "cuStreamCreate")
+    module = _check(cu.cuModuleLoadData(Path(cubin).read_bytes()), f"cuModuleLoadData({cubin})")
+    out = _check(cu.cuMemAlloc(sms * 128 * max(warpgroups) * 4), "cuMemAlloc")
+    rows = []
+    try:
+        argv = [np.array([iters], np.int32), np.array([int(out)], np.uint64)]
+        params = np.array([v.ctypes.data for v in argv], dtype=np.uint64)
+        for prec, (fname, k) in WGMMA_PEAK_KERNELS.items():
+            func = _check(cu.cuModuleGetFunction(module, fname.encode()), f"cuModuleGetFunction({fname})")
+            for wg in warpgroups:
+                threads = 128 * wg
+
+                def launch(func=func, threads=threads):
+                    _check(cu.cuLaunchKernel(func, sms, 1, 1, threads, 1, 1, 0, stream, params.ctypes.data, 0),
+                           "cuLaunchKernel")
+
+                tim = time_launches(stream, launch, warmups, repeats)
+                work = sms * wg * iters * WGMMA_GROUP * gemm_ops(64, 256, k)
+                rows.append(_row(f"{fname}_wg{wg}", "ceiling", prec, 0, work, "op", tim,
+                                 precision_of(prec).throughput_unit,
+                                 f"{fname}: {sms} blocks x {threads} threads ({wg} warpgroups per SM), "
+                                 f"{iters} x {WGMMA_GROUP} wgmma.mma_async m64n256k{k} per warpgroup, "
+                                 "A and B from shared-memory descriptors"))
+    finally:
+        cu.cuMemFree(out)
+        cu.cuModuleUnload(module)
+        cu.cuStreamDestroy(stream)
+    return rows
 
 
 def ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 4096, blocks_per_sm: int = 4,
@@ -200,6 +260,26 @@ def library_gemm(torch, prec_name: str, n: int, rng: np.random.Generator, inputs
     return name, launch, what
 
 
+def triton_reference(torch, prec_name: str, n: int, rng: np.random.Generator, inputs: tuple):
+    """The Triton GEMM of ``prec_name`` at M = N = K = n on ``inputs`` (what
+    :func:`library_gemm` ran on), autotuned (:mod:`analysis.gpu.triton_gemm`) and checked
+    like the library. Returns (name, launch, what) as :func:`library_gemm`.
+
+    Raises:
+        CheckFailedError: its C is wrong on 64 sampled rows (:func:`_check_library`).
+    """
+    prec = precision_of(prec_name)
+    name = TRITON_NAMES[prec_name]
+    a_host, b_host, a_ref, b_ref = inputs
+    a, b_t = torch.from_numpy(a_host).cuda(), torch.from_numpy(b_host).cuda()
+    launch, out, what = triton_launch(torch, prec_name, a, b_t)
+    launch()
+    torch.cuda.synchronize()
+    c = out.float() if prec_name == "fp16" else out
+    _check_library(name, n, prec, c.cpu().numpy(), a_ref, b_ref, sample_rows(n, 64, rng))
+    return name, launch, what
+
+
 def cuda_torch():
     """PyTorch with CUDA initialised in the primary context the harness uses, or
     (None, why) where PyTorch or a GPU is missing."""
@@ -234,8 +314,10 @@ def library_gemms(sizes: list[int], warmups: int, repeats: int, seed: int) -> tu
 def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int,
                          pairs: list[PairedKernel] = (), rounds: int = 2
                          ) -> tuple[list[Reference], list[PairedRound], str]:
-    """The library GEMMs of :func:`library_gemms`, and each kernel of ``pairs`` timed in
-    ``rounds`` rounds with the library GEMM of its precision on the library's inputs
+    """The library GEMMs of :func:`library_gemms` and, where Triton is installed, the Triton
+    GEMM of each precision on the same inputs (:func:`triton_reference`; a note printed
+    once where it is not), and each kernel of ``pairs`` timed in ``rounds`` rounds with each
+    of those GEMMs of its precision on the library's inputs
     (:func:`analysis.gpu.paired.pair_rounds`), at each N right after that GEMM's own timing.
     The inputs at N are drawn from ``numpy.random.default_rng(seed + n)``: FP16 first, then INT8.
 
@@ -253,6 +335,7 @@ def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int
         return [], [], note
     stream = torch.cuda.current_stream().cuda_stream
     lib = f"torch {torch.__version__} built with CUDA {torch.version.cuda}"
+    triton, why_not = triton_available()
     rows, paired = [], []
     for n in sizes:
         rng = np.random.default_rng(seed + n)
@@ -265,8 +348,20 @@ def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int
             for k in pairs:
                 if k.precision == prec_name:
                     paired += pair_rounds(k, n, inputs, name, launch, stream, rounds, warmups, repeats, seed + n)
-            del launch, inputs
+            del launch
+            if triton is not None:  # the Triton GEMM on the same inputs, timed and paired the same way
+                tname, tlaunch, twhat = triton_reference(torch, prec_name, n, rng, inputs)
+                tim = time_launches(stream, tlaunch, warmups, repeats)
+                rows.append(_row(tname, "library", prec_name, n, gemm_ops(n, n, n), "op", tim,
+                                 precision_of(prec_name).throughput_unit, f"{twhat}; {lib}"))
+                for k in pairs:
+                    if k.precision == prec_name:
+                        paired += pair_rounds(k, n, inputs, tname, tlaunch, stream, rounds, warmups, repeats, seed + n)
+                del tlaunch
+            del inputs
         torch.cuda.empty_cache()
+    if triton is None:
+        print(f"note: {why_not}")
     return rows, paired, ""
 
 
@@ -276,8 +371,10 @@ def references_table(rows: list[Reference]) -> pd.DataFrame:
 
 
 def measure(cubin: Path, sizes: list[int], warmups: int, repeats: int, seed: int, out: Path,
-            pairs: list[PairedKernel] = (), rounds: int = 2, paired_out: Path | None = None) -> None:
-    """Measure the ceilings and the library GEMMs (with ``pairs`` timed in pairs,
+            pairs: list[PairedKernel] = (), rounds: int = 2, paired_out: Path | None = None,
+            wgmma_cubin: Path | None = None) -> None:
+    """Measure the ceilings (the wgmma ones too where ``wgmma_cubin``, ``wgmma_peak.cu``
+    for sm_90a, is given) and the library GEMMs (with ``pairs`` timed in pairs,
     :func:`library_gemms_paired`) and write references.csv to ``out`` and, where given,
     paired.csv to ``paired_out`` (each through a temporary name; nothing is written when a
     check fails). Prints one line per reference.
@@ -287,6 +384,8 @@ def measure(cubin: Path, sizes: list[int], warmups: int, repeats: int, seed: int
         ValueError: as :func:`analysis.gpu.paired.check_pairs`.
     """
     rows = ceilings(cubin, warmups, repeats)
+    if wgmma_cubin is not None:
+        rows += wgmma_ceilings(wgmma_cubin, warmups, repeats)
     lib, paired, note = library_gemms_paired(sizes, warmups, repeats, seed, pairs, rounds)
     if note:
         print(f"note: {note}")
@@ -308,10 +407,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=50)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--wgmma-cubin", type=Path, help="kernels/ceilings/wgmma_peak.cu built for sm_90a (Hopper)")
     args = p.parse_args(argv)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     try:
-        measure(args.cubin, args.sizes, args.warmups, args.repeats, seed, args.out)
+        measure(args.cubin, args.sizes, args.warmups, args.repeats, seed, args.out, wgmma_cubin=args.wgmma_cubin)
     except CheckFailedError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

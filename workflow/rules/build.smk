@@ -44,6 +44,30 @@ rule build_ceilings:
         " --arch {wildcards.arch} --cubin {output.cubin} --resources {output.resources} --log {log} {params.tools}"
 
 
+# The warpgroup-MMA loops whose rates are Hopper's tensor ceilings (sm_90a; rule references
+# on a Hopper GPU).
+rule build_wgmma_ceilings:
+    input:
+        source="kernels/ceilings/wgmma_peak.cu",
+        headers=["kernels/hopper.cuh"],
+    output:
+        cubin="results/build/{arch}/ceilings/wgmma_peak.cubin",
+        resources="results/build/{arch}/ceilings/wgmma_peak.resources.json",
+        sass="results/build/{arch}/ceilings/wgmma_peak.sass",
+    wildcard_constraints:
+        arch="sm_90",
+    params:
+        tools=tool_options("nvcc", "cuobjdump"),
+    log:
+        "logs/build_wgmma_ceilings/{arch}.log",
+    benchmark:
+        "benchmarks/build_wgmma_ceilings/{arch}.tsv"
+    shell:
+        "{PYTHON} -m analysis.gpu.build --source {input.source} --kernel peak_wgmma_m64n256k16_f16_f32"
+        " --arch {wildcards.arch} --cubin {output.cubin} --resources {output.resources} --sass {output.sass}"
+        " --log {log} {params.tools} -- -arch=sm_90a"
+
+
 rule sass_table:
     input:
         sass=lambda w: [p for p in build_outputs() if p.endswith(".sass")],

@@ -157,6 +157,8 @@ if GPU_SET:
     rule references:
         input:
             cubin=f"results/build/{GPU.info.arch}/ceilings/mma_peak.cubin",
+            # Hopper's wgmma ceilings, on an sm_90 GPU
+            wgmma_cubin=[f"results/build/{GPU.info.arch}/ceilings/wgmma_peak.cubin"] if GPU.info.arch == "sm_90" else [],
             paired_cubins=[f"results/build/{GPU.info.arch}/{k}.cubin" for k in paired_kernels()],
             checked=lambda w: [f"results/gpu/{w.set}/check/{k}_n{n}.json" for k in paired_kernels() for n in SIZES],
         output:

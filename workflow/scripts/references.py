@@ -16,4 +16,4 @@ with logged(sm.log[0]):
              for k, cubin in zip(sm.params.paired_kernels, sm.input.paired_cubins, strict=True)]
     measure(Path(sm.input.cubin), list(sm.params.sizes), sm.params.warmups, sm.params.repeats,
             int.from_bytes(os.urandom(4), "little"), Path(sm.output.csv), pairs, sm.params.rounds,
-            Path(sm.output.paired))
+            Path(sm.output.paired), Path(sm.input.wgmma_cubin[0]) if sm.input.wgmma_cubin else None)
