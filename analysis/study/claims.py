@@ -159,11 +159,19 @@ def roofline(summary: pd.DataFrame) -> pd.DataFrame:
               "ncu_dram_peak_tb_s"]].reset_index(drop=True)
 
 
-def kernel_summary(summary: pd.DataFrame, static: pd.DataFrame | None, arch: str | None) -> pd.DataFrame:
+#: The ceilings that bound a precision's kernels: an INT4 kernel may unpack to INT8 and
+#: multiply with s8 instructions, so the s8 ceilings bound it too.
+CEILING_OF = {"fp16": ("fp16",), "int8": ("int8",), "int4": ("int4", "int8")}
+
+
+def kernel_summary(summary: pd.DataFrame, static: pd.DataFrame | None, arch: str | None,
+                   references: pd.DataFrame | None = None) -> pd.DataFrame:
     """The study's summary per (kernel, N): event-timed duration and spread, throughput,
     occupancy, coalescing, DRAM-active cycles, executed instructions, registers and the SM and
     DRAM clocks (Hz) of the profiled launch (profiled with --clock-control none), and spills
-    (ptxas, for ``arch``, from the static SASS table)."""
+    (ptxas, for ``arch``, from the static SASS table); with ``references`` (references.csv),
+    ``ceiling`` (the highest measured tensor ceiling of the precision, :data:`CEILING_OF`:
+    mma.sync, or wgmma on Hopper) and ``fraction_of_ceiling`` (throughput / its rate)."""
     renamed = {"median_ns": "duration_median_ns", "p25_ns": "duration_p25_ns", "p75_ns": "duration_p75_ns"}
     kept = ["repeats", "throughput", "throughput_unit", OCC, "ldgsts_sectors_per_request",
             "ldgsts_bytes_per_sector", "global_ld_sectors_per_request", DRAM_CYC, DRAM_PCT, INST,
@@ -177,6 +185,15 @@ def kernel_summary(summary: pd.DataFrame, static: pd.DataFrame | None, arch: str
         out["spill_load_bytes"] = out["kernel"].map(sp["spill_load_bytes"])
     else:
         out["spill_store_bytes"] = out["spill_load_bytes"] = np.nan
+    if references is not None and len(references):
+        ceil = references[references["kind"] == "ceiling"]
+        best = {}
+        for prec, of in CEILING_OF.items():
+            rows = ceil[ceil["precision"].isin(of)]
+            if len(rows):
+                best[prec] = rows.loc[rows["rate"].idxmax()]
+        out["ceiling"] = out["precision"].map({p: r["name"] for p, r in best.items()})
+        out["fraction_of_ceiling"] = out["throughput"] / out["precision"].map({p: r["rate"] for p, r in best.items()})
     return out.sort_values(["precision", "kernel", "n"]).reset_index(drop=True)
 
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from analysis.study.figures import OKABE_ITO, STYLE, _legend_below, _metric_note, _n_axis, kernel_styles, panel_groups
 from analysis.study.claims import LIBRARY
+from analysis.gpu.triton_gemm import TRITON_NAMES
 
 UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
 
@@ -48,9 +49,27 @@ CEILING_PRECISIONS = {"fp16": ("fp16",), "int8": ("int8",), "int4": ("int4", "in
 
 
 def _ceilings(references: pd.DataFrame, prec: str) -> pd.DataFrame:
-    """The tensor ceilings (references.csv rows of kind ``ceiling``) for a precision's panel."""
-    return references[(references["kind"] == "ceiling")
+    """The tensor ceilings (references.csv rows of kind ``ceiling``) for a precision's panel:
+    of each precision and instruction (``peak_mma_*``: mma.sync; ``peak_wgmma_*``: wgmma,
+    measured with several warpgroups per SM) the highest measured one."""
+    rows = references[(references["kind"] == "ceiling")
                       & references["precision"].isin(CEILING_PRECISIONS.get(prec, (prec,)))]
+    if rows.empty:
+        return rows
+    family = rows["name"].str.extract(r"^(peak_[a-z]+)", expand=False).fillna(rows["name"])
+    return rows.loc[rows.groupby([rows["precision"], family])["rate"].idxmax().sort_values()]
+
+
+def datasheet_peaks(summary: pd.DataFrame, prec: str) -> pd.DataFrame:
+    """The dense tensor peaks NVIDIA's datasheets give for the set's GPU and ``prec``
+    (``analysis/data/datasheet_peaks.csv``: gpu, precision, rate, unit, source); empty for
+    a GPU or precision the file does not list."""
+    from importlib import resources
+
+    with resources.files("analysis").joinpath("data/datasheet_peaks.csv").open(encoding="utf-8") as fh:
+        peaks = pd.read_csv(fh)
+    gpus = set(summary["gpu"].dropna()) if "gpu" in summary else set()
+    return peaks[peaks["gpu"].isin(gpus) & (peaks["precision"] == prec)]
 
 
 def fastest_line(summary: pd.DataFrame) -> str:
@@ -68,9 +87,11 @@ def fastest_line(summary: pd.DataFrame) -> str:
 
 def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: str):
     """Event-timed throughput against N, one panel per precision, error bars from the 25th
-    to 75th percentile of the timings; the vendor library at each N (dashed, black) and
-    the measured mma.sync ceilings of the precision (dotted lines, see CEILING_PRECISIONS)
-    from references.csv. Launches of an unknown N are left out (:func:`_with_n`)."""
+    to 75th percentile of the timings; the vendor library at each N (dashed, black), the
+    Triton GEMM where measured (dash-dot), the measured ceilings of the precision (dotted
+    lines, each named by the loop kernel and so the instruction it bounds: mma.sync, and
+    wgmma on Hopper; see CEILING_PRECISIONS) from references.csv, and the datasheet's dense
+    peak of the GPU (long dashes, :func:`datasheet_peaks`). Launches of an unknown N are left out (:func:`_with_n`)."""
     styles = kernel_styles(list(summary["kernel"].unique()))
     summary = _with_n(summary)
     ops = 2.0 * summary["n"].astype("float64") ** 3
@@ -87,10 +108,19 @@ def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: st
                 if len(lib):
                     ax.plot(lib["n"], lib["rate"], color="#000000", linestyle="--", linewidth=1.2,
                             label=f"{LIBRARY[prec]} (vendor library)")
+                tri = references[(references["name"] == TRITON_NAMES.get(prec)) & (references["n"] > 0)].sort_values("n")
+                if len(tri):
+                    ax.plot(tri["n"], tri["rate"], color="#000000", linestyle="-.", linewidth=1.2,
+                            label=f"{TRITON_NAMES[prec]} (Triton, autotuned)")
                 for r in _ceilings(references, prec).itertuples():
                     ax.axhline(r.rate, color="#555555", linestyle=":", linewidth=1)
                     ax.annotate(f"{r.name}: {r.rate:.0f} {r.unit}", (0.02, r.rate), xycoords=("axes fraction", "data"),
                                 fontsize=6, xytext=(0, 2), textcoords="offset points", color="#555555")
+            for r in datasheet_peaks(summary, prec).itertuples():
+                ax.axhline(r.rate, color="#999999", linestyle=(0, (6, 3)), linewidth=1)
+                ax.annotate(f"{r.gpu} datasheet, dense: {r.rate:.1f} {r.unit}", (0.98, r.rate), ha="right",
+                            xycoords=("axes fraction", "data"), fontsize=6, xytext=(0, -8), textcoords="offset points",
+                            color="#777777")
             _n_axis(ax, sub)
             ax.set_yscale("log")
             ax.set_ylabel(f"throughput ({UNIT[prec]})")

@@ -34,7 +34,7 @@ with logged(sm.log[0]):
         "claims": study.claims(summary, kernels, static, arch, refs, paired,
                                pd.read_csv(sm.input.explanations, dtype={"beyond_noise": "string",
                                                                          "duration_beyond_noise": "string"})),
-        "kernel_summary": study.kernel_summary(summary, static, arch),
+        "kernel_summary": study.kernel_summary(summary, static, arch, refs),
         "occupancy": study.occupancy_correlation(summary),
         "instructions": study.instruction_ratios(summary, kernels),
         "roofline": study.roofline(summary),
