@@ -88,15 +88,13 @@ if GPU_SET and GPU_SET not in SETS:
     SETS.append(GPU_SET)
 
 # The set of repeated profiles the noise model is made from (config noise_set), where it is
-# here (a fresh machine without it has no model: the comparisons then say so per row).
+# here: its parse job runs for the model whether or not config profile_sets names it (a
+# machine without it has no model: the comparisons then say so per row).
 NOISE_SET = config.get("noise_set")
-if NOISE_SET and NOISE_SET not in SETS and NOISE_SET != GPU_SET:
-    if (Path("profiles") / NOISE_SET / "reports").is_dir():
-        SETS.append(NOISE_SET)
-    else:
-        _warn_once(f"config noise_set: profile set {NOISE_SET} not found in profiles/: no noise model, so a set "
-                   "without repeats is compared with config compare.default_rel (each row says so in noise_source)")
-        NOISE_SET = None
+if NOISE_SET and NOISE_SET != GPU_SET and not (Path("profiles") / NOISE_SET / "reports").is_dir():
+    _warn_once(f"config noise_set: profile set {NOISE_SET} not found in profiles/: no noise model, so a set "
+               "without repeats is compared with config compare.default_rel (each row says so in noise_source)")
+    NOISE_SET = None
 NOISE_MODEL_NAME = f"noise model of {NOISE_SET}" if NOISE_SET else ""
 
 # Reports brought in from elsewhere (target import_set, config source=DIR set=NAME).
