@@ -236,3 +236,22 @@ def test_a_comparison_without_repeats_takes_the_noise_model(knobs, model):
     modelled = diff[diff["noise_source"] == "the model"]
     assert (modelled["status"] == "unchanged").all() and modelled["noise_rel"].notna().all()
     assert len(modelled) > 0.9 * len(diff)
+
+
+def test_the_timing_samples_are_the_launches_timings_csv_summarises(tmp_path):
+    """timing_samples.csv (rule timings) holds every event-timed launch: per kernel and N as
+    many as timings.csv's repeats, with its median and quartiles; a damaged copy is refused."""
+    from analysis.reports.setfiles import SetFileError, read_timing_samples
+
+    samples = read_timing_samples(NOISE_DIR / "timing_samples.csv")
+    timings = pd.read_csv(NOISE_DIR / "timings.csv").set_index(["kernel", "n"])
+    for (kernel, n), g in samples.groupby(["kernel", "n"]):
+        row = timings.loc[(kernel, n)]
+        assert len(g) == row["repeats"] and list(g["sample"]) == list(range(len(g)))
+        assert np.median(g["ns"]) == pytest.approx(row["median_ns"], rel=1e-9)
+        assert np.quantile(g["ns"], 0.25) == pytest.approx(row["p25_ns"], rel=1e-9)
+    bad = samples.copy()
+    bad.loc[3, "ns"] = -1.0
+    bad.to_csv(tmp_path / "timing_samples.csv", index=False)
+    with pytest.raises(SetFileError, match=r"timing_samples\.csv: timing samples: ns"):
+        read_timing_samples(tmp_path / "timing_samples.csv")

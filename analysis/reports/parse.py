@@ -9,8 +9,8 @@ child process of its own (:func:`analysis.reports.ncu.load_report_isolated`), so
 the one file that crashed or hung the reader.
 
 Cache: each report's tables are kept as ``{stem}.parquet``, ``{stem}.instances.parquet``,
-``{stem}.findings.parquet`` and ``{stem}.hotspots.parquet`` in a cache folder, with ``{stem}.key`` holding the SHA-256 of the report file and of this
-parser (:data:`FINGERPRINT`). A report whose key matches is not read again, so adding one
+``{stem}.findings.parquet`` and ``{stem}.hotspots.parquet`` in a cache folder, with
+``{stem}.key`` holding the SHA-256 of the report file and of this parser (:data:`FINGERPRINT`). A report whose key matches is not read again, so adding one
 report to a set re-reads only that one; editing a report or the parser re-reads it.
 """
 
@@ -34,14 +34,17 @@ from analysis.reports.ncu import OPCODE_INSTANCES, _read, load_report_isolated
 
 
 def _fingerprint() -> str:
-    """SHA-256 of the reader's source (file names, report reader, parse) and the ncu_report
-    version: a change to any invalidates every cached table."""
+    """SHA-256 of the reader's source (file names, report reader, findings, hot spots, parse)
+    and the ncu_report version: a change to any invalidates every cached table."""
     import analysis.names
+    import analysis.reports.findings
+    import analysis.reports.hotspots
     import analysis.reports.ncu
 
     h = hashlib.sha256()
     reader = sorted(Path(analysis.reports.ncu.__file__).parent.glob("*.py"))  # the reader's package
-    for path in (analysis.names.__file__, *reader, __file__):
+    for path in (analysis.names.__file__, *reader, analysis.reports.findings.__file__,
+                 analysis.reports.hotspots.__file__, __file__):
         h.update(Path(path).read_bytes())
     try:
         h.update(_metadata.version("ncu-report").encode())

@@ -146,6 +146,33 @@ def read_timings(path: str | Path) -> pd.DataFrame:
                             "p75_ns, repeats (ns, as the check_time rule writes them); fix the row or remove the file")
 
 
+#: timing_samples.csv: every event-timed launch (rule timings), ns.
+TIMING_SAMPLES = pa.DataFrameSchema(
+    {
+        "kernel": pa.Column(str, pa.Check.str_length(min_value=1)),
+        "n": pa.Column(int, pa.Check.gt(0)),
+        "sample": pa.Column(int, pa.Check.ge(0)),
+        "ns": pa.Column(float, [pa.Check.gt(0), pa.Check(np.isfinite, element_wise=True, error="finite")]),
+    },
+    unique=["kernel", "n", "sample"],
+    strict=False,
+    coerce=True,
+)
+
+
+def read_timing_samples(path: str | Path) -> pd.DataFrame:
+    """A set's ``timing_samples.csv`` (every event-timed launch, ns), checked
+    (:data:`TIMING_SAMPLES`).
+
+    Raises:
+        SetFileError: as :func:`read_csv_checked`; a duration that is not a finite number > 0,
+            or a sample given twice, is refused.
+    """
+    return read_csv_checked(path, TIMING_SAMPLES, "timing samples",
+                            "timing_samples.csv is written by the timings rule on a GPU (kernel, n, sample, ns); "
+                            "fix the row or remove the file")
+
+
 def read_references(path: str | Path) -> pd.DataFrame:
     """A set's ``references.csv`` (ceilings and library GEMMs), checked
     (:data:`analysis.reports.schemas.REFERENCES`).

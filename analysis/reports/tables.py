@@ -350,7 +350,7 @@ def timing_samples_table(records: list[dict]) -> pd.DataFrame:
     """Every event-timed launch of the harness's JSON records, as a long table: kernel, n,
     sample (0-based, in launch order), ns (float64, CUDA event time of one launch). What
     an interval for a ratio of medians is bootstrapped from
-    (:func:`analysis.compare.noise.duration_interval`); timings.csv keeps only quantiles.
+    (:func:`analysis.reports.noise.duration_interval`); timings.csv keeps only quantiles.
 
     Raises:
         KeyError: a record without ``samples_ns`` (a harness older than this table).

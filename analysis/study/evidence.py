@@ -153,13 +153,13 @@ def load_set_evidence(name: str, per_metric: str | Path, instances: str | Path, 
     """
     from analysis.reports.metric_table import read_metric_table
     from analysis.reports.noise import read_noise_model
-    from analysis.reports.setfiles import read_timings
+    from analysis.reports.setfiles import read_timing_samples, read_timings
 
     inst = pd.read_parquet(instances, columns=["report", "kernel", "repeat", "n", "launch", "metric", "key", "value"])
     return SetEvidence(name, read_metric_table(per_metric), inst[inst["metric"] == OPCODES],
                        pd.read_parquet(findings), pd.read_parquet(hotspots),
                        read_timings(timings) if timings else None,
-                       pd.read_csv(samples) if samples and Path(samples).exists() else None,
+                       read_timing_samples(samples) if samples and Path(samples).exists() else None,
                        read_noise_model(model) if model else None, model_name)
 
 

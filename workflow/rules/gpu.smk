@@ -110,7 +110,7 @@ if GPU_SET:
             records=lambda w: [f"results/gpu/{w.set}/check/{k}_n{n}.json" for k in gpu_kernels() for n in SIZES],
         output:
             csv="profiles/{set}/timings.csv",
-            # every timed launch: the duration intervals of explanations (analysis.compare.noise)
+            # every timed launch: the duration intervals of explanations (analysis.reports.noise)
             samples="profiles/{set}/timing_samples.csv",
         wildcard_constraints:
             set=re.escape(GPU_SET),
