@@ -17,7 +17,6 @@ import pandas as pd
 import pytest
 
 from analysis.compare.diff import compare_metric_tables
-from analysis.reports.metric_table import read_metric_table
 from analysis.reports.noise import duration_interval, model_n, noise_model, read_noise_model
 from analysis.reports.parse import write_set_tables
 from analysis.study.claims import cause_note
