@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.io import atomic_path, write_csv
+from analysis.io import write_csv, write_text
 from analysis.study.drawing import save
 from analysis.study.evidence import SetEvidence, duration_change
 from analysis.study.explain_figures import waterfalls
@@ -67,8 +67,7 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
         text.append(f"\n{len(sections) - MAX_PANELS} more kernels: see explanations.csv.\n")
     if not sections:
         text.append("No launch is matched in both sets.\n")
-    with atomic_path(out_md) as tmp:
-        Path(tmp).write_text("\n".join(text), encoding="utf-8")
+    write_text(out_md, "\n".join(text))
     write_csv(table, out_csv)
     save(waterfalls(panels, f"{cand.name} against {base.name}"), out_png, out_pdf)
     return table

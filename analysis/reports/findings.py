@@ -114,11 +114,16 @@ def findings_of(path: str | Path, actions: list) -> pd.DataFrame:
                           kind="stable").reset_index(drop=True)
 
 
+def no_findings(path: str | Path) -> str:
+    """What is said of a report that holds no rule results (naming it)."""
+    return (f"{path}: holds no guided-analysis rule results (an older Nsight Compute, or captured with "
+            "--metrics only): no findings")
+
+
 def warn_if_none(path: str | Path, findings: pd.DataFrame) -> None:
-    """One warning naming ``path`` where its report gave no findings."""
+    """One warning naming ``path`` where its report gave no findings (:func:`no_findings`)."""
     if findings.empty:
-        warnings.warn(f"{path}: holds no guided-analysis rule results (an older Nsight Compute, or captured "
-                      "with --metrics only): no findings", stacklevel=3)
+        warnings.warn(no_findings(path), stacklevel=3)
 
 
 def load_findings(path: str | Path) -> pd.DataFrame:

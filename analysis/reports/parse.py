@@ -360,7 +360,7 @@ def _write_evidence(table: pd.DataFrame, per_report: list[pd.DataFrame], reports
     """A set's findings or hot-spot table (parquet, schema-checked, atomically); one
     warning per report that gave no findings."""
     from analysis.logged import warn
-    from analysis.reports.findings import FINDING_COLUMNS
+    from analysis.reports.findings import FINDING_COLUMNS, no_findings
     from analysis.reports.hotspots import HOTSPOT_COLUMNS
     from analysis.reports.schemas import validate_set_findings, validate_set_hotspots
 
@@ -369,8 +369,7 @@ def _write_evidence(table: pd.DataFrame, per_report: list[pd.DataFrame], reports
     if what == "findings":
         for path, f in zip(reports, per_report):
             if not len(f):
-                warn(f"{path}: holds no guided-analysis rule results (an older Nsight Compute, or captured "
-                     "with --metrics only): no findings")
+                warn(no_findings(path))
     if frames:
         rows = pd.concat(frames, ignore_index=True)
     else:  # no report gave any: the reader's own typed empty table

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -60,29 +61,53 @@ class SetEvidence:
     samples: pd.DataFrame | None = None
     model: pd.DataFrame | None = None
     model_name: str = ""
-    _by_launch: dict = field(default_factory=dict, repr=False)
+    _noise_at: dict = field(default_factory=dict, repr=False)  # N -> the model's noise_rel per metric
+
+    @cached_property
+    def _launch_index(self) -> dict:
+        """(kernel, N as float, occurrence) -> row positions of the per-metric table: one pass
+        over the table, not one per launch asked for."""
+        m = self.metrics
+        return m.groupby([m["kernel"], _nkey_column(m["n"]), m["occurrence"]], sort=False).indices
+
+    @cached_property
+    def _arrays(self) -> tuple[np.ndarray, ...]:
+        """Plain arrays of the columns a launch needs (source, metric, value, noise_rel): taking
+        rows of the Arrow-backed string columns cost most of :meth:`launch`'s time."""
+        m = self.metrics
+        return (m["source"].to_numpy(dtype=object), m["metric"].to_numpy(dtype=object),
+                m["value"].to_numpy(dtype="float64"), m["noise_rel"].to_numpy(dtype="float64", na_value=np.nan))
+
+    @cached_property
+    def _opcode_index(self) -> dict:
+        return _index(self.instances, ["report", "n"])
+
+    @cached_property
+    def _findings_index(self) -> dict:
+        return _index(self.findings, ["report", "n", "occurrence"])
+
+    @cached_property
+    def _hotspot_index(self) -> dict:
+        return _index(self.hotspots, ["report", "n", "occurrence"])
+
+    @cached_property
+    def _reports(self) -> list[str]:
+        return sorted(set(self.instances["report"].dropna())
+                      | set(self.findings.get("report", pd.Series(dtype="string")).dropna()))
 
     def launch(self, kernel: str, n, source: str | None = None, occurrence: int = 0) -> Launch | None:
         """The launch of ``kernel`` at ``n`` (``source``: its report stem without ``_r{R}``,
         needed only where several reports hold the kernel; the first otherwise), or None
         where the set has no such launch."""
-        if "_launch" not in self._by_launch:  # one pass over the table, not one per launch asked for
-            m = self.metrics
-            self._by_launch["_launch"] = m.groupby(
-                [m["kernel"], m["n"].astype("float64").fillna(-1.0), m["occurrence"]], sort=False).indices
-            # plain arrays of the columns a launch needs: taking rows of Arrow-backed string
-            # columns cost most of the time of this method
-            self._by_launch["_arrays"] = (m["source"].to_numpy(dtype=object), m["metric"].to_numpy(dtype=object),
-                                          m["value"].to_numpy(dtype="float64"),
-                                          m["noise_rel"].to_numpy(dtype="float64", na_value=np.nan))
-        idx = self._by_launch["_launch"].get((kernel, -1.0 if pd.isna(n) else float(n), occurrence))
+        nkey = _nkey(n)
+        idx = self._launch_index.get((kernel, nkey, occurrence))
         if idx is None:
             return None
-        sources, metric_names, vals, rel = (a[idx] for a in self._by_launch["_arrays"])
-        keep = sources == (source if source is not None else sources[0]) if len(idx) else np.zeros(0, bool)
+        sources, metric_names, vals, rel = (a[idx] for a in self._arrays)
+        keep = sources == (source if source is not None else sources[0])
         if not keep.any():
             return None
-        src = sources[keep][0]
+        src = str(sources[keep][0])
         index = pd.Index(metric_names[keep], name="metric")
         values = pd.Series(vals[keep], index=index, name="value")
         repeat_noise = pd.Series(rel[keep], index=index, name="noise_rel")
@@ -91,50 +116,53 @@ class SetEvidence:
         source_of = pd.Series(np.where(repeat_noise.notna(), "repeats of this set",
                                        np.where(modelled.notna(), self.model_name or "noise model", "unknown")),
                               index=values.index)
-        report = self._first_report(str(src))
-        nkey = -1.0 if pd.isna(n) else float(n)
-        opc = self._rows("instances", self.instances, ["report", "n"], (report, nkey))
+        # the report whose instances, findings and hot spots stand for the source: the source
+        # itself where the set has it, else its first repeat
+        got = _reports_of(self._reports, src)
+        report = got[0] if got else src
+        opc = _rows(self.instances, self._opcode_index, (report, nkey))
         launches = sorted(opc["launch"].unique())
         opc = opc[opc["launch"] == launches[occurrence]] if len(launches) > occurrence else opc.iloc[0:0]
         opcodes = opc.groupby("key")["value"].sum()
-        findings = self._rows("findings", self.findings, ["report", "n", "occurrence"], (report, nkey, occurrence))
-        hot = self._rows("hotspots", self.hotspots, ["report", "n", "occurrence"], (report, nkey, occurrence))
+        findings = _rows(self.findings, self._findings_index, (report, nkey, occurrence))
+        hot = _rows(self.hotspots, self._hotspot_index, (report, nkey, occurrence))
         label = f"{kernel} at N = {int(n)}" if pd.notna(n) else f"{kernel} ({src})"
-        return Launch(kernel, n, label, values, noise, source_of, opcodes, findings, hot, str(src))
-
-    def _rows(self, name: str, table: pd.DataFrame, keys: list[str], key: tuple) -> pd.DataFrame:
-        """The rows of ``table`` at ``key`` of ``keys`` (n as float, NA = -1), from an index
-        made on first use."""
-        if name not in self._by_launch:
-            if table.empty or any(k not in table for k in keys):
-                self._by_launch[name] = {}
-            else:
-                cols = [table[k].astype("float64").fillna(-1.0) if k == "n" else table[k] for k in keys]
-                self._by_launch[name] = table.groupby(cols, sort=False).indices
-        idx = self._by_launch[name].get(key)
-        return table.iloc[idx] if idx is not None else table.iloc[0:0]
-
-    def _first_report(self, source: str) -> str:
-        """The report stem of ``source`` whose instances, findings and hot spots stand for
-        it: the source itself where the set has it, else its first repeat."""
-        if "_reports" not in self._by_launch:
-            self._by_launch["_reports"] = sorted(set(self.instances["report"].dropna())
-                                                 | set(self.findings.get("report", pd.Series(dtype="string")).dropna()))
-        got = _reports_of(self._by_launch["_reports"], source)
-        return got[0] if got else source
+        return Launch(kernel, n, label, values, noise, source_of, opcodes, findings, hot, src)
 
     def _model_at(self, n) -> pd.Series:
         """The noise model's noise_rel per metric at N ``n`` (:func:`model_noise`), once per N."""
-        key = ("_model", -1.0 if pd.isna(n) else float(n))
-        if key not in self._by_launch:
+        key = _nkey(n)
+        if key not in self._noise_at:
             if self.model is None or self.model.empty:
-                self._by_launch[key] = pd.Series(dtype="float64")
+                self._noise_at[key] = pd.Series(dtype="float64")
             else:
                 metrics = pd.Series(self.model["metric"].unique())
                 got = model_noise(metrics, pd.Series(n, index=metrics.index, dtype="Int64") if pd.notna(n) else None,
                                   self.model)
-                self._by_launch[key] = pd.Series(got.to_numpy(), index=metrics.to_numpy())
-        return self._by_launch[key]
+                self._noise_at[key] = pd.Series(got.to_numpy(), index=metrics.to_numpy())
+        return self._noise_at[key]
+
+
+def _nkey(n) -> float:
+    """N as an index key: a float, -1 for NA (launches without N)."""
+    return -1.0 if pd.isna(n) else float(n)
+
+
+def _nkey_column(n: pd.Series) -> pd.Series:
+    return n.astype("float64").fillna(-1.0)
+
+
+def _index(table: pd.DataFrame, keys: list[str]) -> dict:
+    """Row positions of ``table`` by ``keys`` (``n`` as :func:`_nkey`); {} where the table is
+    empty or lacks a key column."""
+    if table.empty or any(k not in table for k in keys):
+        return {}
+    return table.groupby([_nkey_column(table[k]) if k == "n" else table[k] for k in keys], sort=False).indices
+
+
+def _rows(table: pd.DataFrame, index: dict, key: tuple) -> pd.DataFrame:
+    idx = index.get(key)
+    return table.iloc[idx] if idx is not None else table.iloc[0:0]
 
 
 def _reports_of(names: list[str], source: str) -> list[str]:

@@ -10,6 +10,7 @@ import pandas as pd
 
 from analysis.study.evidence import DurationChange, Launch
 from analysis.study.explain import Explanation, STALL_MEANING, findings_change
+from analysis.study.targets import to_markdown
 
 #: Parts listed one by one on a page; the rest are summed in one row.
 TOP_PARTS = 12
@@ -28,12 +29,8 @@ def _n(v: float, digits: int = 4) -> str:
 
 
 def _md_table(df: pd.DataFrame) -> str:
-    if df.empty:
-        return "(none)\n"
-    head = "| " + " | ".join(map(str, df.columns)) + " |\n| " + " | ".join("---" for _ in df.columns) + " |\n"
-    body = "".join("| " + " | ".join(str(v).replace("|", "\\|") for v in row) + " |\n"
-                   for row in df.itertuples(index=False))
-    return head + body
+    """:func:`analysis.study.targets.to_markdown`, or ``(none)`` for a table without rows."""
+    return "(none)\n" if df.empty else to_markdown(df)
 
 
 def _beyond(v) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.io import atomic_path, write_csv
+from analysis.io import write_csv, write_text
 from analysis.study.drawing import save
 from analysis.study.evidence import DurationChange, Launch, SetEvidence, duration_change, stall_table
 from analysis.study.explain import Explanation, explain_pair, parts_table
@@ -112,11 +112,6 @@ def pairs_index(set_name: str, pairs: list[tuple[str, str]], table: pd.DataFrame
     return "\n".join(lines) + "\n"
 
 
-def _text(path: Path, text: str) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-
-
 def write_set_explanations(ev: SetEvidence, kernels: dict, out: str | Path, factor: float = 3.0,
                            pairs: list[tuple[str, str]] | None = None) -> pd.DataFrame:
     """Write a set's explanation outputs under ``out`` and return its explanations table.
@@ -154,7 +149,7 @@ def write_set_explanations(ev: SetEvidence, kernels: dict, out: str | Path, fact
             page = (la, lb, e, parts, change, n)
         stem = pair_stem(kb, ka)
         if page is None:  # no N in common: say so rather than leave the files out
-            _text(out / "pairs" / f"{stem}.md", f"# {kb} against {ka}\n\nNo N at which the set holds both.\n")
+            write_text(out / "pairs" / f"{stem}.md", f"# {kb} against {ka}\n\nNo N at which the set holds both.\n")
             save(waterfall(pd.DataFrame(), math.nan, math.nan, f"{kb} against {ka}: no N in common"),
                  out / "pairs" / f"{stem}.png", None)
             continue
@@ -162,15 +157,15 @@ def write_set_explanations(ev: SetEvidence, kernels: dict, out: str | Path, fact
         role = "its baseline" if kernels.get(kb, {}).get("baseline") == ka else "the kernel it changes one knob of,"
         title = f"{kb} against {role} {ka}, N = {int(n)} ({ev.name})"
         note = f"The registry's change: \"{kernels.get(kb, {}).get('change', '')}\"."
-        _text(out / "pairs" / f"{stem}.md", pair_page(title, la, lb, e, parts, change, note, f"{stem}.png"))
+        write_text(out / "pairs" / f"{stem}.md", pair_page(title, la, lb, e, parts, change, note, f"{stem}.png"))
         save(waterfall(parts, e.ncu_a_ns, e.ncu_b_ns, f"{kb} against {ka}, N = {int(n)}", f"b / a: {change.text()}"),
              out / "pairs" / f"{stem}.png", None)
     table = (pd.concat(tables, ignore_index=True) if tables
              else pd.DataFrame(columns=EXPLANATION_COLUMNS))
-    _text(out / "pairs" / "index.md", pairs_index(ev.name, pairs, table))
+    write_text(out / "pairs" / "index.md", pairs_index(ev.name, pairs, table))
     write_csv(table, out / "explanations.csv")
-    _text(out / "findings.md", findings_page(ev.name, ev.findings))
-    _text(out / "hotspots.md", hotspots_page(ev.name, ev.hotspots))
+    write_text(out / "findings.md", findings_page(ev.name, ev.findings))
+    write_text(out / "hotspots.md", hotspots_page(ev.name, ev.hotspots))
     stalls = stall_table(ev.metrics)
     write_csv(stalls, out / "stalls.csv")
     save(stall_figure(stalls, f"Warp cycles per issued instruction by stall reason: {ev.name}"),

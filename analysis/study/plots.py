@@ -6,6 +6,8 @@ Every function returns a matplotlib Figure; :func:`analysis.study.figures.save` 
 
 from __future__ import annotations
 
+import functools
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -14,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.study.figures import OKABE_ITO, STYLE, _legend_below, _metric_note, _n_axis, kernel_styles, panel_groups
-from analysis.study.claims import LIBRARY
+from analysis.study.claims import CEILING_OF, LIBRARY
 from analysis.gpu.triton_gemm import TRITON_NAMES
 
 UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
@@ -43,9 +45,10 @@ def _panels(n: int, width: float = 3.8, height: float = 3.4):
     return fig, axes[0]
 
 
-#: The mma.sync ceilings drawn on each precision's panels: INT4 panels also show the s8
-#: ceiling, the bound of a kernel that unpacks INT4 to INT8 and multiplies with s8 MMAs.
-CEILING_PRECISIONS = {"fp16": ("fp16",), "int8": ("int8",), "int4": ("int4", "int8")}
+#: The ceilings drawn on each precision's panels (the kernel summary's :data:`CEILING_OF`):
+#: INT4 panels also show the s8 ceilings, the bound of a kernel that unpacks INT4 to INT8
+#: and multiplies with s8 MMAs.
+CEILING_PRECISIONS = CEILING_OF
 
 
 def _ceilings(references: pd.DataFrame, prec: str) -> pd.DataFrame:
@@ -60,14 +63,20 @@ def _ceilings(references: pd.DataFrame, prec: str) -> pd.DataFrame:
     return rows.loc[rows.groupby([rows["precision"], family])["rate"].idxmax().sort_values()]
 
 
+@functools.lru_cache(maxsize=1)
+def _datasheet_peaks() -> pd.DataFrame:
+    """analysis/data/datasheet_peaks.csv, read once per process."""
+    from importlib import resources
+
+    with resources.files("analysis").joinpath("data/datasheet_peaks.csv").open(encoding="utf-8") as fh:
+        return pd.read_csv(fh)
+
+
 def datasheet_peaks(summary: pd.DataFrame, prec: str) -> pd.DataFrame:
     """The dense tensor peaks NVIDIA's datasheets give for the set's GPU and ``prec``
     (``analysis/data/datasheet_peaks.csv``: gpu, precision, rate, unit, source); empty for
     a GPU or precision the file does not list."""
-    from importlib import resources
-
-    with resources.files("analysis").joinpath("data/datasheet_peaks.csv").open(encoding="utf-8") as fh:
-        peaks = pd.read_csv(fh)
+    peaks = _datasheet_peaks()
     gpus = set(summary["gpu"].dropna()) if "gpu" in summary else set()
     return peaks[peaks["gpu"].isin(gpus) & (peaks["precision"] == prec)]
 
