@@ -341,22 +341,23 @@ def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int
         rng = np.random.default_rng(seed + n)
         for prec_name in LIBRARY_NAMES:
             inputs = make_inputs(precision_of(prec_name), n, n, n, rng)
-
-            def references(prec_name=prec_name, inputs=inputs):
-                """The precision's reference GEMMs on ``inputs``, each made when its turn comes:
-                the library, then the Triton GEMM on the same inputs where Triton is installed."""
-                yield library_gemm(torch, prec_name, n, rng, inputs)
-                if triton is not None:
-                    yield triton_reference(torch, prec_name, n, rng, inputs)
-
-            for name, launch, what in references():
-                tim = time_launches(stream, launch, warmups, repeats)
-                rows.append(_row(name, "library", prec_name, n, gemm_ops(n, n, n), "op", tim,
-                                 precision_of(prec_name).throughput_unit, f"{what}; {lib}"))
+            name, launch, what = library_gemm(torch, prec_name, n, rng, inputs)
+            tim = time_launches(stream, launch, warmups, repeats)
+            rows.append(_row(name, "library", prec_name, n, gemm_ops(n, n, n), "op", tim,
+                             precision_of(prec_name).throughput_unit, f"{what}; {lib}"))
+            for k in pairs:
+                if k.precision == prec_name:
+                    paired += pair_rounds(k, n, inputs, name, launch, stream, rounds, warmups, repeats, seed + n)
+            del launch
+            if triton is not None:  # the Triton GEMM on the same inputs, timed and paired the same way
+                tname, tlaunch, twhat = triton_reference(torch, prec_name, n, rng, inputs)
+                tim = time_launches(stream, tlaunch, warmups, repeats)
+                rows.append(_row(tname, "library", prec_name, n, gemm_ops(n, n, n), "op", tim,
+                                 precision_of(prec_name).throughput_unit, f"{twhat}; {lib}"))
                 for k in pairs:
                     if k.precision == prec_name:
-                        paired += pair_rounds(k, n, inputs, name, launch, stream, rounds, warmups, repeats, seed + n)
-                del launch
+                        paired += pair_rounds(k, n, inputs, tname, tlaunch, stream, rounds, warmups, repeats, seed + n)
+                del tlaunch
             del inputs
         torch.cuda.empty_cache()
     if triton is None:
