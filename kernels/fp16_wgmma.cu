@@ -7,5 +7,5 @@
 #include "wgmma_gemm.cuh"
 
 WGMMA_GEMM_KERNEL(fp16_wgmma) {
-  wg::gemm<wg::F16F32>(C_, N, K * 2);
+  wg::gemm<wg::F16F32>(C_, M, N, K * 2);
 }

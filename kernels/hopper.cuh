@@ -63,6 +63,38 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
   } while (!done);
 }
 
+// ---- clusters (sm_90) ------------------------------------------------------------------
+// A cluster's CTAs run at the same time on one GPC and address each other's shared memory
+// (PTX ISA "Cluster of Cooperative Thread Arrays", mapa, barrier.cluster).
+
+// This CTA's rank in its cluster (%cluster_ctarank).
+__device__ __forceinline__ uint32_t cluster_ctarank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+
+// Every thread of every CTA of the cluster arrives (release) and waits (acquire): after it,
+// each CTA's shared memory and barriers written before it are visible cluster-wide. Not
+// .aligned: threads of a warp may reach it apart.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+
+// Arrive once on the barrier at the same shared-memory offset as `bar` in the cluster's CTA
+// `cta` (this CTA's own included): mapa gives its address in the cluster's shared-memory
+// window. Default semantics (release at CTA scope), as for mbarrier_arrive: the explicit
+// .release.cluster form costs a MEMBAR.ALL.GPU before every arrival (nvcc 13.0 SASS), and
+// what an arrival here announces, that this warp's wgmma have finished reading a stage, is
+// complete before it (wgmma.wait_group).
+__device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta) {
+  asm volatile(
+      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_u32(bar)),
+      "r"(cta)
+      : "memory");
+}
+
 // ---- TMA: cp.async.bulk.tensor (sm_90) ---------------------------------------------------
 // A CUtensorMap (128 opaque bytes, 64-byte aligned) made on the host by
 // cuTensorMapEncodeTiled. PTX ISA "Tensor-map": the map may be a kernel parameter
@@ -83,6 +115,19 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const TensorMap* map, int
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
       ::"r"(smem_u32(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_u32(bar))
+      : "memory");
+}
+
+// tma_load_2d into the same shared-memory offset `dst` of every CTA of the cluster whose bit
+// is set in `cta_mask`, each copy counting its bytes against the barrier at `bar`'s offset
+// in that CTA (".multicast::cluster"): one read of L2 feeds several CTAs.
+__device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TensorMap* map, int32_t c0, int32_t c1,
+                                                      uint64_t* bar, uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n"
+      ::"r"(smem_u32(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_u32(bar)),
+      "h"(cta_mask)
       : "memory");
 }
 

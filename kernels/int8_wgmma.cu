@@ -6,5 +6,5 @@
 #include "wgmma_gemm.cuh"
 
 WGMMA_GEMM_KERNEL(int8_wgmma) {
-  wg::gemm<wg::S8S32>(C_, N, K);
+  wg::gemm<wg::S8S32>(C_, M, N, K);
 }

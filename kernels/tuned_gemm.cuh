@@ -95,18 +95,23 @@ struct BlockCoord {
   int m, n;  // block row and block column
 };
 
+// Block `pid` of a grid of `cols` x `rows` blocks (pid = row * cols + col) in the walk of
+// raster_block, groups of GROUP rows.
+template <int GROUP>
+__device__ __forceinline__ BlockCoord raster_pid(int pid, int cols, int rows) {
+  const int per_group = GROUP * cols;
+  const int group = pid / per_group;
+  const int first = group * GROUP;
+  const int height = min(rows - first, GROUP);
+  const int in_group = pid - group * per_group;
+  return {first + in_group % height, in_group / height};
+}
+
 __device__ __forceinline__ BlockCoord raster_block() {
   if constexpr (kRaster == 1) {
     return {static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.x)};
   } else {
-    const int cols = gridDim.x, rows = gridDim.y;
-    const int pid = blockIdx.y * cols + blockIdx.x;
-    const int per_group = kRaster * cols;
-    const int group = pid / per_group;
-    const int first = group * kRaster;
-    const int height = min(rows - first, kRaster);
-    const int in_group = pid - group * per_group;
-    return {first + in_group % height, in_group / height};
+    return raster_pid<kRaster>(blockIdx.y * gridDim.x + blockIdx.x, gridDim.x, gridDim.y);
   }
 }
 

@@ -17,6 +17,17 @@
 // tile's stage (one arrive per consumer warp on its `empty` barrier), so the tensor cores
 // always have the next tile's wgmma queued. 128 accumulators per consumer thread.
 //
+// Two build parameters change how blocks of C are handed out (fp16_wgmma_cluster and
+// int8_wgmma_cluster set both; docs/perf-notes.md):
+//  - PERSISTENT=1: the grid is (1, P), P the SM count in whole clusters (the harness,
+//    Tiling.grid), and each CTA loops over blocks of C; the stage/phase counters run on
+//    across blocks, and the consumers release a block's last stage before storing C, so the
+//    producer loads the next block's K tiles meanwhile.
+//  - CLUSTER_M=2: clusters of two CTAs (__cluster_dims__(1, 2, 1)) compute vertically
+//    adjacent blocks; each copies its half of their common B tile into both CTAs' stage with
+//    one TMA multicast (B's box is BLOCK_N / 2 rows), each stage's `empty` barrier counts the
+//    consumer warps of both CTAs, and a consumer warp releases a stage on both.
+//
 // The tensor maps (hopper::TensorMap) live in the globals wgmma_tma_a / wgmma_tma_b,
 // written by the harness (analysis.harness.GemmRunner, tma kernels) before the launch:
 // each matrix seen as bytes, rows of K bytes, box 128 bytes x BLOCK_M (A) or BLOCK_N (B)
@@ -30,6 +41,12 @@
 
 #ifndef PRODUCER_WARPS
 #define PRODUCER_WARPS 4
+#endif
+#ifndef CLUSTER_M
+#define CLUSTER_M 1
+#endif
+#ifndef PERSISTENT
+#define PERSISTENT 0
 #endif
 
 namespace wg {
@@ -47,6 +64,10 @@ constexpr int kTileB = kBlockN * kBlockKBytes;
 constexpr int kStageBytes = kTileA + kTileB;
 constexpr int kStepBytes = 32;                   // bytes of K per wgmma (k16 FP16, k32 INT8)
 constexpr int kAlign = 1024;                     // the 128-byte swizzle pattern's repeat
+constexpr int kClusterM = CLUSTER_M;             // CTAs per cluster, along M: they share B
+constexpr int kTileBPart = kTileB / kClusterM;   // bytes of the B tile each CTA of a cluster copies
+constexpr bool kPersistent = PERSISTENT != 0;    // one CTA per SM looping over tiles of C
+constexpr int kRaster = tuned::kRaster;
 // Dynamic shared memory: the stages plus slack to align them to kAlign (the runtime only
 // promises 16-byte alignment of the dynamic segment).
 constexpr int kSmemBytes = kStages * kStageBytes + kAlign;
@@ -62,6 +83,9 @@ static_assert(kBlockN == 256, "the wgmma wrappers are n256");
 static_assert(kProducerWarps == 4, "setmaxnreg acts on whole warpgroups: the producer is one");
 static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box has at most 256 rows");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
+static_assert(kClusterM == 1 || kClusterM == 2, "CLUSTER_M: 1 (no cluster) or 2 CTAs sharing each B tile");
+static_assert(kRaster % kClusterM == 0, "RASTER: whole clusters per rasterisation group");
+static_assert(kTileBPart % kAlign == 0, "each CTA's part of B keeps the swizzle's 1024-byte alignment");
 
 }  // namespace wg
 
@@ -87,76 +111,137 @@ struct S8S32 {
   }
 };
 
-// One block of C. k_bytes: bytes per row of A and per column of B; n: columns of C.
+// The release of stage s by one consumer warp: an arrival on the stage's `empty` barrier
+// of every CTA of the cluster (each CTA's producer writes into the stage of all of them).
+__device__ __forceinline__ void release(uint64_t* empty_s) {
+  if constexpr (kClusterM == 1) {
+    hopper::mbarrier_arrive(empty_s);
+  } else {
+#pragma unroll
+    for (int cta = 0; cta < kClusterM; ++cta) hopper::mbarrier_arrive_cluster(empty_s, cta);
+  }
+}
+
+// The blocks of C this CTA computes, m and n: C's tiles of kClusterM block rows x one block
+// column ("cluster tiles", one per cluster: its CTA of rank r takes block row kClusterM i + r)
+// walked in the order of tuned::raster_pid (groups of kRaster block rows). Without
+// kPersistent the grid is (N / BLOCK_N, M / BLOCK_M) and each cluster takes one tile; with
+// it the grid is (1, P) and cluster j takes tiles j, j + P / kClusterM, ...
+struct Tiles {
+  int cols, rows, first, stride, count;
+  uint32_t rank;
+  __device__ __forceinline__ Tiles(int m, int n)
+      : cols(n / kBlockN), rows(m / kBlockM / kClusterM), rank(kClusterM > 1 ? hopper::cluster_ctarank() : 0) {
+    count = cols * rows;
+    if constexpr (kPersistent) {
+      first = blockIdx.y / kClusterM;
+      stride = gridDim.y / kClusterM;
+    } else {
+      first = blockIdx.y / kClusterM * gridDim.x + blockIdx.x;
+      stride = count;
+    }
+  }
+  __device__ __forceinline__ tuned::BlockCoord block(int t) const {
+    const tuned::BlockCoord c = tuned::raster_pid<kRaster / kClusterM>(t, cols, rows);
+    return {c.m * kClusterM + static_cast<int>(rank), c.n};
+  }
+};
+
+// C = A B for M x N (m, n) of C, k_bytes bytes per row of A and per column of B.
 template <typename Mma>
-__device__ __forceinline__ void gemm(void* C_, int n, int k_bytes) {
+__device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
   using Acc = typename Mma::Acc;
   extern __shared__ uint8_t smem_raw[];
   __shared__ alignas(8) uint64_t full[kStages], empty[kStages];
   uint8_t* smem = reinterpret_cast<uint8_t*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + kAlign - 1) & ~static_cast<uintptr_t>(kAlign - 1));
-  const tuned::BlockCoord blk = tuned::raster_block();
+  const Tiles tiles(m, n);
   const int k_tiles = k_bytes / kBlockKBytes;
   const int wgroup = threadIdx.x / 128;
 
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
-      hopper::mbarrier_init(&full[s], 1);                // the producer's arrive.expect_tx
-      hopper::mbarrier_init(&empty[s], kConsumerWarps);  // one arrive per consumer warp
+      hopper::mbarrier_init(&full[s], 1);                            // the producer's arrive.expect_tx
+      hopper::mbarrier_init(&empty[s], kConsumerWarps * kClusterM);  // one arrive per consumer warp of the cluster
     }
     hopper::fence_mbarrier_init();
     hopper::prefetch_tensormap(&wgmma_tma_a);
     hopper::prefetch_tensormap(&wgmma_tma_b);
   }
   __syncthreads();
+  // every CTA's barriers are initialised before a peer multicasts into its stages or arrives on them
+  if constexpr (kClusterM > 1) hopper::cluster_sync();
 
+  // `it` counts the K tiles this CTA has gone through, over all its tiles of C: stage
+  // it % kStages, phase parity (it / kStages) & 1.
   if (wgroup == 0) {
     hopper::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        const int s = kt % kStages;
-        hopper::mbarrier_wait(&empty[s], ((kt / kStages) & 1) ^ 1);  // consumers done with it
-        uint8_t* tile = smem + s * kStageBytes;
-        hopper::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
-        hopper::tma_load_2d(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s]);
-        hopper::tma_load_2d(tile + kTileA, &wgmma_tma_b, kt * kBlockKBytes, blk.n * kBlockN, &full[s]);
+      int it = 0;
+      for (int t = tiles.first; t < tiles.count; t += tiles.stride) {
+        const tuned::BlockCoord blk = tiles.block(t);
+        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+          const int s = it % kStages;
+          const uint32_t parity = ((it / kStages) & 1) ^ 1;  // the consumers (of every CTA) are done with it
+          hopper::mbarrier_wait(&empty[s], parity);
+          uint8_t* tile = smem + s * kStageBytes;
+          hopper::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
+          hopper::tma_load_2d(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s]);
+          if constexpr (kClusterM == 1) {
+            hopper::tma_load_2d(tile + kTileA, &wgmma_tma_b, kt * kBlockKBytes, blk.n * kBlockN, &full[s]);
+          } else {
+            // this CTA's 1 / kClusterM of the shared B tile, into the same stage of every CTA
+            hopper::tma_load_2d_multicast(tile + kTileA + tiles.rank * kTileBPart, &wgmma_tma_b, kt * kBlockKBytes,
+                                          blk.n * kBlockN + tiles.rank * (kBlockN / kClusterM), &full[s],
+                                          static_cast<uint16_t>((1u << kClusterM) - 1));
+          }
+        }
       }
     }
   } else {
     hopper::setmaxnreg_inc<kConsumerRegs>();
     const int c = wgroup - 1;  // this warpgroup's 64 rows of the block
-    Acc acc[128];  // written first by the wgmma of K tile 0 with scale-d false
-    const uint32_t base = hopper::smem_u32(smem);
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      const int s = kt % kStages;
-      hopper::mbarrier_wait(&full[s], (kt / kStages) & 1);
-      const uint32_t a = base + s * kStageBytes + c * 64 * kBlockKBytes;
-      const uint32_t b = base + s * kStageBytes + kTileA;
-      hopper::wgmma_fence();
-#pragma unroll
-      for (int ks = 0; ks < kBlockKBytes / kStepBytes; ++ks) {
-        Mma::mma(acc, hopper::desc_k_major_sw128(a + ks * kStepBytes),
-                 hopper::desc_k_major_sw128(b + ks * kStepBytes), kt > 0 || ks > 0);
-      }
-      hopper::wgmma_commit();
-      hopper::wgmma_wait<1>();  // tile kt - 1's wgmma are done: its stage may be refilled
-      if (kt > 0 && threadIdx.x % 32 == 0) hopper::mbarrier_arrive(&empty[(kt - 1) % kStages]);
-    }
-    hopper::wgmma_wait<0>();
-    hopper::fence_operands(acc);
-
-    // Accumulators to C: warp w of the warpgroup holds rows 16w .. 16w + 15 of its 64;
-    // lane l, registers 4j .. 4j + 3: rows l / 4 and l / 4 + 8, columns 8j + 2 (l % 4) + {0, 1}.
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
-    const int64_t row = static_cast<int64_t>(blk.m) * kBlockM + c * 64 + warp * 16 + lane / 4;
-    Acc* out = static_cast<Acc*>(C_) + row * n + static_cast<int64_t>(blk.n) * kBlockN + 2 * (lane % 4);
+    const uint32_t base = hopper::smem_u32(smem);
+    int it = 0;
+    for (int t = tiles.first; t < tiles.count; t += tiles.stride) {
+      const tuned::BlockCoord blk = tiles.block(t);
+      Acc acc[128];  // written first by the wgmma of K tile 0 with scale-d false
+      for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const int s = it % kStages;
+        hopper::mbarrier_wait(&full[s], (it / kStages) & 1);
+        const uint32_t a = base + s * kStageBytes + c * 64 * kBlockKBytes;
+        const uint32_t b = base + s * kStageBytes + kTileA;
+        hopper::wgmma_fence();
 #pragma unroll
-    for (int j = 0; j < 32; ++j) {
-      using Acc2 = std::conditional_t<std::is_same_v<Acc, float>, float2, int2>;
-      *reinterpret_cast<Acc2*>(out + 8 * j) = Acc2{acc[4 * j], acc[4 * j + 1]};
-      *reinterpret_cast<Acc2*>(out + 8 * n + 8 * j) = Acc2{acc[4 * j + 2], acc[4 * j + 3]};
+        for (int ks = 0; ks < kBlockKBytes / kStepBytes; ++ks) {
+          Mma::mma(acc, hopper::desc_k_major_sw128(a + ks * kStepBytes),
+                   hopper::desc_k_major_sw128(b + ks * kStepBytes), kt > 0 || ks > 0);
+        }
+        hopper::wgmma_commit();
+        hopper::wgmma_wait<1>();  // K tile it - 1's wgmma are done: its stage may be refilled
+        if (kt > 0 && lane == 0) release(&empty[(it - 1) % kStages]);
+      }
+      hopper::wgmma_wait<0>();
+      hopper::fence_operands(acc);
+      // the tile's last stage, which the producer refills with the next tile's K tile while
+      // this warpgroup stores C
+      if (kPersistent && lane == 0) release(&empty[(it - 1) % kStages]);
+
+      // Accumulators to C: warp w of the warpgroup holds rows 16w .. 16w + 15 of its 64;
+      // lane l, registers 4j .. 4j + 3: rows l / 4 and l / 4 + 8, columns 8j + 2 (l % 4) + {0, 1}.
+      const int64_t row = static_cast<int64_t>(blk.m) * kBlockM + c * 64 + warp * 16 + lane / 4;
+      Acc* out = static_cast<Acc*>(C_) + row * n + static_cast<int64_t>(blk.n) * kBlockN + 2 * (lane % 4);
+#pragma unroll
+      for (int j = 0; j < 32; ++j) {
+        using Acc2 = std::conditional_t<std::is_same_v<Acc, float>, float2, int2>;
+        *reinterpret_cast<Acc2*>(out + 8 * j) = Acc2{acc[4 * j], acc[4 * j + 1]};
+        *reinterpret_cast<Acc2*>(out + 8 * n + 8 * j) = Acc2{acc[4 * j + 2], acc[4 * j + 3]};
+      }
     }
   }
+  // no CTA leaves while a peer may still arrive on its barriers
+  if constexpr (kClusterM > 1) hopper::cluster_sync();
 }
 
 }  // namespace wg
@@ -164,8 +249,15 @@ __device__ __forceinline__ void gemm(void* C_, int n, int k_bytes) {
 // The launcher: the study's signature, one block of kThreads per SM (the register cap at
 // entry setmaxnreg needs), dynamic shared memory kSmemBytes; SMEM_BYTES, when given (the
 // registry's tiling.smem_bytes), must equal it: the harness launches with that many bytes.
+// With CLUSTER_M 2 the cluster shape (1, 2, 1) is compiled in (__cluster_dims__): the grid's
+// y extent must be even, which the harness checks.
+#if CLUSTER_M > 1
+#define WGMMA_CLUSTER_DIMS __cluster_dims__(1, CLUSTER_M, 1)
+#else
+#define WGMMA_CLUSTER_DIMS
+#endif
 #define WGMMA_GEMM_KERNEL(name)                                                                          \
   static_assert(!(SMEM_BYTES_GIVEN) || wg::kSmemBytes == (SMEM_BYTES_VALUE),                             \
                 #name ": tiling.smem_bytes in the registry differs from the shared memory it lays out"); \
-  extern "C" __global__ void __launch_bounds__(wg::kThreads, 1)                                          \
+  extern "C" __global__ void __launch_bounds__(wg::kThreads, 1) WGMMA_CLUSTER_DIMS                        \
       name(const void* __restrict__ A_, const void* __restrict__ B_, void* __restrict__ C_, int M, int N, int K)

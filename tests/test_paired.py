@@ -37,8 +37,9 @@ def test_committed_file_alternates_and_covers_every_n(paired):
         assert sorted(g["round"]) == list(range(rounds)), (kernel, n)
         assert (g["first"] == "kernel").sum() == math.ceil(rounds / 2), (kernel, n)
     assert set(paired["n"]) == set(CONFIG["sizes"])
+    # the set's run predates the cluster kernels: every other such kernel of the registry
     expected = {k for k, s in CONFIG["kernels"].items()
-                if not s.get("study", True) and s["precision"] in ("fp16", "int8")}
+                if not s.get("study", True) and s["precision"] in ("fp16", "int8") and not k.endswith("_cluster")}
     assert set(paired["kernel"]) == expected
 
 

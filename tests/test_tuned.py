@@ -70,8 +70,8 @@ def test_harness_command_carries_the_tiling(kernel):
 
 @pytest.mark.parametrize("text", ["64,32,64,4,2", "64,32,64,4,2,2,1", "a,b,c,d,e,f", ""])
 def test_tiling_argument_is_six_or_eight_integers(text):
-    """(or nine, with producer_warps: tests/test_wgmma.py)"""
-    with pytest.raises(ConfigError, match="six, eight or nine integers"):
+    """(or nine, with producer_warps, or eleven, with cluster_m and persistent: tests/test_wgmma.py)"""
+    with pytest.raises(ConfigError, match="six, eight, nine or eleven integers"):
         Tiling.parse(text)
 
 

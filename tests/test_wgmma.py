@@ -31,19 +31,25 @@ from analysis.workflow import (
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 WGMMA = {"fp16_wgmma": r"HGMMA\.64x256x16\.F32", "int8_wgmma": r"IGMMA\.64x256x32\.S8\.S8",
+         "fp16_wgmma_cluster": r"HGMMA\.64x256x16\.F32", "int8_wgmma_cluster": r"IGMMA\.64x256x32\.S8\.S8",
          "int4_wgmma_unpack_s8": r"IGMMA\.64x128x32\.S8\.S8"}
+# The persistent kernels in clusters of two CTAs sharing B (kernels/wgmma_gemm.cuh CLUSTER_M, PERSISTENT)
+CLUSTER = {"fp16_wgmma_cluster", "int8_wgmma_cluster"}
 # Shared memory each lays out (the registry's smem_bytes must equal it): stages of A and B
 # tiles of block_k_bytes per row; the INT4 kernel's stages hold packed A and B and an INT8 B
 # of twice the row; 1024 bytes to align the stages to the swizzle's repeat.
 SMEM = {"fp16_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
         "int8_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
+        "fp16_wgmma_cluster": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
+        "int8_wgmma_cluster": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
         "int4_wgmma_unpack_s8": lambda t: t.stages * (t.block_m + 3 * t.block_n) * t.block_k_bytes + 1024}
 # wgmma and TMA copies in the SASS: 4 wgmma per K tile (its 128 INT8 or 64 FP16 of K in
 # 32-byte steps) and one copy per operand; the INT4 kernel issues 8 per K tile (two m64
 # halves of its 128 rows per consumer), its main loop takes two tiles per iteration (fixed A
 # registers per tile) plus one for an odd count, and its copies are issued before and in
 # the loop.
-SASS_COUNTS = {"fp16_wgmma": (4, 2), "int8_wgmma": (4, 2), "int4_wgmma_unpack_s8": (24, 4)}
+SASS_COUNTS = {"fp16_wgmma": (4, 2), "int8_wgmma": (4, 2), "fp16_wgmma_cluster": (4, 2),
+               "int8_wgmma_cluster": (4, 2), "int4_wgmma_unpack_s8": (24, 4)}
 
 
 def test_registry_entries():
@@ -59,10 +65,11 @@ def test_tiling_gives_384_threads_and_the_sm_90a_target(kernel):
     t = tiling_from_config(CONFIG, kernel)
     assert t.threads == 384 and t.producer_warps == 4 and t.arch == "sm_90a"
     assert t.smem_bytes == SMEM[kernel](t) <= 227 * 1024
-    assert t.defines()[-2:] == ["-DPRODUCER_WARPS=4", "-arch=sm_90a"]
+    cluster = ["-DCLUSTER_M=2", "-DPERSISTENT=1"] if kernel in CLUSTER else []
+    assert t.defines()[-2 - len(cluster):] == ["-DPRODUCER_WARPS=4", *cluster, "-arch=sm_90a"]
     assert Tiling.parse(t.cli()) == dataclasses.replace(t, arch=None)  # the launch needs no target
     cmd = command("check-time", "k.cubin", kernel, "fp16", 512, t, **kernel_options(CONFIG["kernels"][kernel]))
-    assert cmd[-1] == "--tma" and len(cmd[cmd.index("--tiling") + 1].split(",")) == 9
+    assert cmd[-1] == "--tma" and len(cmd[cmd.index("--tiling") + 1].split(",")) == (11 if cluster else 9)
 
 
 def test_study_flags_are_unchanged():
@@ -70,8 +77,8 @@ def test_study_flags_are_unchanged():
     for name, spec in CONFIG["kernels"].items():
         if name not in WGMMA:
             t = tiling_from_config(CONFIG, name)
-            assert t.arch is None and t.producer_warps == 0 and not any(d.startswith(("-arch", "-DPRODUCER"))
-                                                                       for d in t.defines()), name
+            assert t.arch is None and t.producer_warps == 0 and not any(
+                d.startswith(("-arch", "-DPRODUCER", "-DCLUSTER", "-DPERSISTENT")) for d in t.defines()), name
             assert "--tma" not in command("check-time", "k", name, spec["precision"], 512, t,
                                           **kernel_options(spec))
 
@@ -127,6 +134,31 @@ def test_tensor_maps_of_a_good_shape():
                                tiling_from_config(CONFIG, "int4_wgmma_unpack_s8"), 1024, 512, 2048)
     assert (a4.row_bytes, a4.box_rows, a4.box_row_bytes) == (1024, 256, 64)  # two INT4 per byte, 64-byte swizzle
     assert (b4.rows, b4.box_rows, b4.box_row_bytes) == (512, 128, 64)
+    # in a cluster of two each CTA copies half of the B tile (and multicasts it)
+    ac, bc = tensor_map_shapes("int8_wgmma_cluster", precision_of("int8"),
+                               tiling_from_config(CONFIG, "int8_wgmma_cluster"), 1024, 512, 2048)
+    assert (ac.box_rows, bc.box_rows) == (128, 128)
+
+
+def test_cluster_and_persistent_tiling():
+    """The cluster's CTAs tile M in pairs (an odd number of block rows is refused), a
+    persistent grid is (1, SMs in whole clusters) or the blocks of C where fewer, and
+    without the SM count it is refused."""
+    t = tiling_from_config(CONFIG, "fp16_wgmma_cluster")
+    assert (t.cluster_m, t.persistent) == (2, 1)
+    assert t.grid(8192, 8192, sms=132) == (1, 132) and t.grid(8192, 8192, sms=133) == (1, 132)
+    assert t.grid(512, 512, sms=132) == (1, 8)  # 4 x 2 blocks of C
+    with pytest.raises(ConfigError, match="SM count"):
+        t.grid(512, 512)
+    t.check_shape("fp16_wgmma_cluster", precision_of("fp16"), 256, 256, 64)
+    with pytest.raises(ConfigError, match=r"M=384 is not a positive multiple of its tile 256"):
+        t.check_shape("fp16_wgmma_cluster", precision_of("fp16"), 384, 256, 64)
+    plain = tiling_from_config(CONFIG, "fp16_wgmma")
+    assert plain.grid(512, 512) == (2, 4) and (plain.cluster_m, plain.persistent) == (1, 0)
+    assert len(plain.cli().split(",")) == 9 and not any("CLUSTER" in d or "PERSISTENT" in d for d in plain.defines())
+    with pytest.raises(ConfigError, match="does not split"):
+        tensor_map_shapes("k", precision_of("int8"), dataclasses.replace(t, block_n=128, cluster_m=3),
+                          768, 512, 512)
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +191,12 @@ def test_builds_for_sm_90a_without_spills_and_issues_gmma_and_tma(built, kernel)
     assert re.search(r"USETMAXREG\.TRY_ALLOC", sass)
     assert not re.search(r"\b[HI]MMA\.|\bLDL\b|\bSTL\b", sass)
     assert "C7515" not in log and "C7508" not in log
+    # in a cluster: B copied by multicast, the cluster barrier at the start and the end, and
+    # the releases arrive on both CTAs' barriers (remote arrivals) without a GPU-scope fence
+    # in the main loop (two MEMBAR.ALL.GPU: the release of each cluster barrier)
+    assert len(re.findall(r"UTMALDG\.2D\.MULTICAST", sass)) == (kernel in CLUSTER)
+    assert len(re.findall(r"UCGABAR_ARV", sass)) == 2 * (kernel in CLUSTER)
+    assert len(re.findall(r"MEMBAR\.ALL\.GPU", sass)) == 2 * (kernel in CLUSTER)
 
 
 def test_sm_89_build_is_refused(tmp_path):

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="M = N = K; several: one record each (check-time, --out with {n}), "
                         "one profiled launch each, in this order (profile)")
     p.add_argument("--tiling", default="64,32,64,4,2,2",
-                   help="block_m,block_n,block_k_bytes,warps_m,warps_n,stages[,raster,smem_bytes[,producer_warps]]")
+                   help="block_m,block_n,block_k_bytes,warps_m,warps_n,stages[,raster,smem_bytes[,producer_warps[,cluster_m,persistent]]]")
     p.add_argument("--warmups", type=int, default=10)
     p.add_argument("--repeats", type=int, default=50)
     p.add_argument("--seed", type=int, default=None, help="default: fresh from os.urandom")

@@ -75,6 +75,8 @@ class GemmRunner:
                            f"cuModuleGetFunction({kernel})")
         if tiling.smem_bytes:
             self._allow_dynamic_smem(dev)
+        self.sms = _check(cu.cuDeviceGetAttribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                                  dev), "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)")
         self.stream = _check(cu.cuStreamCreate(0), "cuStreamCreate")
 
         self.c_bytes = m * n * 4
@@ -139,7 +141,7 @@ class GemmRunner:
     def launch(self) -> None:
         """Enqueue one launch on the runner's stream (asynchronous)."""
         t = self.tiling
-        gx, gy = t.grid(self.m, self.n)
+        gx, gy = t.grid(self.m, self.n, self.sms)
         _check(self.cu.cuLaunchKernel(self.func, gx, gy, 1, t.threads, 1, 1, t.smem_bytes, self.stream,
                                       self._params.ctypes.data, 0),
                f"cuLaunchKernel({self.kernel})")

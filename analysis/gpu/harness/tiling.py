@@ -27,6 +27,13 @@ class Tiling:
             lays out exactly this much.
         producer_warps: warps beside the warps_m x warps_n grid that only load tiles (the
             TMA producer warpgroup of kernels/wgmma_gemm.cuh: 4; 0 for every other kernel).
+        cluster_m: CTAs per thread-block cluster along M (kernels/wgmma_gemm.cuh CLUSTER_M:
+            the CTAs of a cluster compute vertically adjacent blocks and each copies its
+            1 / cluster_m of their common B tile into all of them, one TMA multicast); 1:
+            no cluster. The cluster shape is compiled into the kernel (__cluster_dims__).
+        persistent: 1 for a persistent kernel (kernels/wgmma_gemm.cuh PERSISTENT): the grid
+            is (1, P), P the GPU's SM count rounded down to whole clusters (or the number
+            of blocks of C, if fewer), each CTA looping over blocks of C; 0: one CTA per block.
         arch: the nvcc target the kernel needs instead of the configured architecture
             (``sm_90a`` for the wgmma kernels, set by
             :func:`analysis.workflow.tiling_from_config` from the registry's archs); None
@@ -42,6 +49,8 @@ class Tiling:
     raster: int = 1
     smem_bytes: int = 0
     producer_warps: int = 0
+    cluster_m: int = 1
+    persistent: int = 0
     arch: str | None = None
 
     @property
@@ -49,9 +58,20 @@ class Tiling:
         """Threads per block: 32 per warp of the warps_m x warps_n grid and per producer warp."""
         return (self.warps_m * self.warps_n + self.producer_warps) * 32
 
-    def grid(self, m: int, n: int) -> tuple[int, int]:
-        """The launch grid (x, y) = (N / block_n, M / block_m) for an M x N output."""
-        return n // self.block_n, m // self.block_m
+    def grid(self, m: int, n: int, sms: int | None = None) -> tuple[int, int]:
+        """The launch grid (x, y) for an M x N output: (N / block_n, M / block_m), or for a
+        persistent kernel (1, P) with P = min(``sms`` rounded down to whole clusters, the
+        number of blocks of C).
+
+        Raises:
+            ConfigError: a persistent tiling without ``sms`` (the GPU's SM count).
+        """
+        if not self.persistent:
+            return n // self.block_n, m // self.block_m
+        if not sms:
+            raise ConfigError("a persistent kernel's grid needs the GPU's SM count")
+        blocks = (n // self.block_n) * (m // self.block_m)
+        return 1, min(sms // self.cluster_m * self.cluster_m, blocks)
 
     def _extras(self) -> bool:
         return (self.raster, self.smem_bytes) != (1, 0)
@@ -71,6 +91,10 @@ class Tiling:
             flags.append(f"-DSMEM_BYTES={self.smem_bytes}")
         if self.producer_warps:
             flags.append(f"-DPRODUCER_WARPS={self.producer_warps}")
+        if self.cluster_m != 1:
+            flags.append(f"-DCLUSTER_M={self.cluster_m}")
+        if self.persistent:
+            flags.append(f"-DPERSISTENT={self.persistent}")
         if self.arch:
             flags.append(f"-arch={self.arch}")
         return flags
@@ -78,12 +102,16 @@ class Tiling:
     def cli(self) -> str:
         """The ``--tiling`` argument of the harness command line for this tiling: six
         numbers, or eight (raster and smem_bytes appended) where those are not 1 and 0, or
-        nine (producer_warps appended) where that is not 0."""
+        nine (producer_warps appended) where that is not 0, or eleven (cluster_m and
+        persistent appended) where those are not 1 and 0."""
         values = [self.block_m, self.block_n, self.block_k_bytes, self.warps_m, self.warps_n, self.stages]
-        if self._extras() or self.producer_warps:
+        cluster = (self.cluster_m, self.persistent) != (1, 0)
+        if self._extras() or self.producer_warps or cluster:
             values += [self.raster, self.smem_bytes]
-        if self.producer_warps:
+        if self.producer_warps or cluster:
             values.append(self.producer_warps)
+        if cluster:
+            values += [self.cluster_m, self.persistent]
         return ",".join(str(v) for v in values)
 
     @classmethod
@@ -91,15 +119,16 @@ class Tiling:
         """The inverse of :meth:`cli`.
 
         Raises:
-            ConfigError: not six, eight or nine comma-separated integers.
+            ConfigError: not six, eight, nine or eleven comma-separated integers.
         """
         try:
             values = [int(x) for x in text.split(",")]
         except ValueError:
             values = []
-        if len(values) not in (6, 8, 9):
+        if len(values) not in (6, 8, 9, 11):
             raise ConfigError(f"--tiling {text!r}: expected block_m,block_n,block_k_bytes,warps_m,warps_n,stages"
-                              "[,raster,smem_bytes[,producer_warps]] (six, eight or nine integers)")
+                              "[,raster,smem_bytes[,producer_warps[,cluster_m,persistent]]] "
+                              "(six, eight, nine or eleven integers)")
         return cls(*values)
 
     def block_k(self, prec: Precision) -> int:
@@ -110,10 +139,11 @@ class Tiling:
         """Refuse sizes the kernel cannot handle, before any launch.
 
         Raises:
-            ConfigError: M, N or K is not a positive multiple of its tile.
+            ConfigError: M, N or K is not a positive multiple of its tile (M of the
+                cluster's cluster_m blocks).
         """
         bk = self.block_k(prec)
-        for dim, val, tile in (("M", m, self.block_m), ("N", n, self.block_n), ("K", k, bk)):
+        for dim, val, tile in (("M", m, self.block_m * self.cluster_m), ("N", n, self.block_n), ("K", k, bk)):
             if val <= 0 or val % tile:
                 raise ConfigError(f"{kernel}: {dim}={val} is not a positive multiple of its tile "
                                   f"{tile} (tiling {self.block_m}x{self.block_n}, K tile {bk})")

@@ -46,7 +46,8 @@ def tensor_map_shapes(kernel: str, prec: Precision, tiling: Tiling, m: int, n: i
     gives; globalDim in [1, 2**32]; globalStrides multiples of 16 below 2**40; boxDim in
     [1, 256]; the inner box dimension times the element size a multiple of 16 bytes and,
     with a swizzle, at most its span) and what the kernels assume (a K-tile row exactly as
-    wide as one of :data:`TMA_SWIZZLES`, each dimension a multiple of its box).
+    wide as one of :data:`TMA_SWIZZLES`, each dimension a multiple of its box; B's box
+    block_n / cluster_m rows, the part of a B tile each CTA of a cluster copies).
 
     Raises:
         ConfigError: a shape or tiling the tensor maps cannot describe, saying which.
@@ -59,8 +60,11 @@ def tensor_map_shapes(kernel: str, prec: Precision, tiling: Tiling, m: int, n: i
     if k_bytes % 16:
         raise ConfigError(f"{kernel}: K={k} gives rows of {k_bytes} bytes; a tensor map's row stride must be "
                           "a multiple of 16 bytes")
+    if tiling.block_n % tiling.cluster_m:
+        raise ConfigError(f"{kernel}: block_n={tiling.block_n} does not split among cluster_m={tiling.cluster_m} CTAs")
+    # in a cluster each CTA copies (multicasts) its 1 / cluster_m of the B tile
     shapes = (TensorMapShape("A", m, k_bytes, tiling.block_m, tiling.block_k_bytes),
-              TensorMapShape("B", n, k_bytes, tiling.block_n, tiling.block_k_bytes))
+              TensorMapShape("B", n, k_bytes, tiling.block_n // tiling.cluster_m, tiling.block_k_bytes))
     for sh in shapes:
         if not 1 <= sh.box_rows <= 256:
             raise ConfigError(f"{kernel}: the {sh.name} box has {sh.box_rows} rows; a TMA box has 1 to 256")
