@@ -356,3 +356,48 @@ def test_references_measure_ceilings_and_libraries(tmp_path):
     assert [(r.name, r.n) for r in lib] == [(name, 512) for name in names]
     assert all(r.rate > 0 for r in lib)
 
+
+
+def _bad_products(rng, prec_name: str):
+    """(C, A, B^T) of a small INT8-valued or FP16-valued product with C wrong at (3, 5) and
+    NaN at (7, 1)."""
+    a = rng.integers(-8, 8, (96, 256)).astype(np.float64)
+    b = rng.integers(-8, 8, (64, 256)).astype(np.float64)
+    if prec_name == "fp16":
+        a, b = a / 8, b / 8
+    c = (a @ b.T).astype(np.float32 if prec_name == "fp16" else np.int32)
+    c[3, 5] += 1
+    if prec_name == "fp16":
+        c[7, 1] = np.nan
+    return c, a, b
+
+
+@pytest.mark.parametrize("prec_name", ["int8", "fp16"])
+def test_the_host_comparison_finds_the_first_bad_element(prec_name):
+    from analysis.gpu.harness.check import _compare
+    from analysis.precision import precision_of
+
+    c, a, b = _bad_products(np.random.default_rng(5), prec_name)
+    r = _compare(np, c, a, b, precision_of(prec_name), None, None)
+    assert not r.passed and r.first_bad == (3, 5) and r.bad_count == (2 if prec_name == "fp16" else 1)
+    assert r.max_abs_error == (np.inf if prec_name == "fp16" else 1.0)
+    rows = _compare(np, c, a, b, precision_of(prec_name), np.array([0, 1, 2]), None)
+    assert rows.passed and rows.bad_count == 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("prec_name", ["int8", "fp16"])
+def test_the_gpu_comparison_equals_the_hosts(prec_name):
+    """compare() runs on the GPU through CuPy where it sees one: the same outcome as NumPy's."""
+    cupy = pytest.importorskip("cupy")
+    from analysis.gpu.harness.check import _array_module, _compare
+    from analysis.precision import precision_of
+
+    assert _array_module() is cupy
+    c, a, b = _bad_products(np.random.default_rng(5), prec_name)
+    for rows in (None, np.array([3, 7, 9])):
+        host = _compare(np, c, a, b, precision_of(prec_name), rows, None)
+        dev = _compare(cupy, c, a, b, precision_of(prec_name), rows, None)
+        assert (dev.passed, dev.bad_count, dev.first_bad, dev.tolerance) == (host.passed, host.bad_count,
+                                                                            host.first_bad, host.tolerance)
+        assert dev.max_abs_error == host.max_abs_error and dev.rel_fro_error == pytest.approx(host.rel_fro_error)
