@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.study.targets import (  # noqa: F401 (judged in claims(), named here too)
-    INT4_VS_INT8_TARGET, INT4_VS_STUDY_S4_TARGET, LIBRARY, STUDY_TILING_CEILING, TUNED_TARGET, WGMMA_TARGET, _int4_claim, _library_claims, _paired_claim, _span, library_target, to_markdown)
+    FP16_WGMMA_VS_BEST_REFERENCE, INT4_VS_INT8_TARGET, INT4_VS_STUDY_S4_TARGET, INT8_WGMMA_VS_CEILING, LIBRARY, STUDY_TILING_CEILING, TUNED_TARGET, WGMMA_TARGET, _hopper_claims, _int4_claim, _library_claims, _paired_claim, _span, library_target, to_markdown)
 
 OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
 DRAM_CYC = "dram__cycles_active.avg"
@@ -414,5 +414,6 @@ def claims(summary: pd.DataFrame, registry: dict, static: pd.DataFrame | None, a
     _library_claims(claim, full, registry, references)
     if paired is not None:
         _paired_claim(claim, paired, registry)
+    _hopper_claims(claim, full, registry, references, paired)
     _int4_claim(claim, full, registry)
     return pd.DataFrame(rows, columns=["claim", "test", "measured", "holds", "note"])

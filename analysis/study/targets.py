@@ -12,8 +12,9 @@ from analysis.precision import LIBRARY_NAMES
 
 
 #: Targets of the INT4 kernels beyond the study at the largest N: the fastest INT4 kernel
-#: against the fastest INT8 kernel and against each of the study's s4 mma.sync kernels.
-INT4_VS_INT8_TARGET = 0.80
+#: against the fastest INT8 kernel (0.90 since the wgmma kernels; 0.80 before) and against
+#: each of the study's s4 mma.sync kernels.
+INT4_VS_INT8_TARGET = 0.90
 INT4_VS_STUDY_S4_TARGET = 10.0
 
 
@@ -114,6 +115,60 @@ def _library_claims(claim, summary: pd.DataFrame, registry: dict, references: pd
           "kernel reaches it, for FP16 and INT8",
           *against_library(wgmma, tuned | study_tiling, "a wgmma and an mma.sync kernel",
                            lambda prec, rw, rm: rw >= WGMMA_TARGET > rm), source)
+
+
+#: Targets of Hopper's own path at the largest N: the fastest FP16 wgmma kernel against the
+#: fastest FP16 reference GEMM when timed in pairs (paired.csv), and the fastest INT8 wgmma
+#: kernel's event-timed rate against the highest measured s8 wgmma ceiling (references.csv).
+FP16_WGMMA_VS_BEST_REFERENCE = 1.00
+INT8_WGMMA_VS_CEILING = 0.85
+
+
+def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.DataFrame | None,
+                   paired: pd.DataFrame | None) -> None:
+    """The two targets of the wgmma kernels (registry ``mma`` naming wgmma) at the largest N:
+    the fastest FP16 one against the fastest FP16 reference it was timed in pairs with (the
+    smallest of its paired ratios, :func:`analysis.gpu.paired.paired_ratios`; the fastest
+    kernel by that ratio) >= :data:`FP16_WGMMA_VS_BEST_REFERENCE`, and the fastest INT8 one
+    (timings.csv) against the highest s8 wgmma ceiling of references.csv (rows of kind
+    ``ceiling`` whose name holds ``wgmma``) >= :data:`INT8_WGMMA_VS_CEILING`; None where the set
+    lacks the kernels, the pairs or the ceiling."""
+    wgmma = {k for k, spec in registry.items() if "wgmma" in spec["mma"]}
+    fp16 = {k for k in wgmma if registry[k]["precision"] == "fp16"}
+    text = "Beyond the study: a hand-written wgmma kernel matches the fastest FP16 reference GEMM"
+    ratios = paired_ratios(paired) if paired is not None else pd.DataFrame()
+    mine = ratios[ratios["kernel"].isin(fp16)] if len(ratios) else ratios
+    if mine.empty:
+        claim(text, f"the fastest FP16 wgmma kernel / the fastest FP16 reference, timed in pairs, >= "
+              f"{FP16_WGMMA_VS_BEST_REFERENCE:.2f}", "not measured (no FP16 wgmma kernel in paired.csv)", None,
+              "paired.csv of this set")
+    else:
+        largest = int(mine["n"].max())
+        worst = mine[mine["n"] == largest].sort_values("ratio").groupby("kernel").head(1)
+        best = worst.loc[worst["ratio"].idxmax()]
+        claim(text,
+              f"at N={largest}, the fastest FP16 wgmma kernel / the fastest FP16 reference it was timed in pairs "
+              f"with (its smallest paired ratio) >= {FP16_WGMMA_VS_BEST_REFERENCE:.2f}",
+              "; ".join(f"{r['kernel']} {r['ratio']:.3f}x {r['library']} (first {r['ratio_first']:.3f}, "
+                        f"second {r['ratio_second']:.3f})" for _, r in worst.sort_values("kernel").iterrows()),
+              bool(best["ratio"] >= FP16_WGMMA_VS_BEST_REFERENCE), "paired.csv of this set")
+    text = "Beyond the study: the INT8 wgmma kernel runs near the s8 wgmma ceiling"
+    t = summary.dropna(subset=["median_ns"])
+    largest = int(t["n"].max()) if len(t) else None
+    int8 = t[(t["n"] == largest) & (t["precision"] == "int8") & t["kernel"].isin(wgmma)]
+    ceil = (references[(references["kind"] == "ceiling") & (references["precision"] == "int8")
+                       & references["name"].str.contains("wgmma")] if references is not None else pd.DataFrame())
+    test = f"at N={largest}, the fastest INT8 wgmma kernel / the highest s8 wgmma ceiling >= {INT8_WGMMA_VS_CEILING:.2f}"
+    if int8.empty or ceil.empty:
+        claim(text, test, "not measured (needs an INT8 wgmma kernel and the s8 wgmma ceilings)", None,
+              "timings.csv and references.csv of this set")
+        return
+    b, c = int8.loc[int8["throughput"].idxmax()], ceil.loc[ceil["rate"].idxmax()]
+    claim(text, test,
+          f"{b['kernel']} {b['throughput']:.1f} {b['throughput_unit']} / {c['name']} {c['rate']:.1f} {c['unit']} = "
+          f"{b['throughput'] / c['rate']:.3f}",
+          bool(b["throughput"] / c["rate"] >= INT8_WGMMA_VS_CEILING),
+          "event-timed median (timings.csv) against the ceiling measured in the same run (references.csv)")
 
 
 def library_target(spec: dict) -> float | None:

@@ -1,0 +1,115 @@
+"""The whole-registry set with the wgmma ceilings and the Triton references
+(h200_580.159.04_ncu2025.3.1_registry, one run), and the claims that judge the Hopper
+targets on it (analysis.study.targets._hopper_claims and the INT4 target), recomputed here
+from the set's raw files."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+import yaml
+
+from analysis.reports.setfiles import read_paired, read_references
+from analysis.study.targets import (FP16_WGMMA_VS_BEST_REFERENCE, INT4_VS_INT8_TARGET, INT8_WGMMA_VS_CEILING,
+                                    _hopper_claims)
+
+from .conftest import DEFAULT_SET, REPO
+
+SET = f"{DEFAULT_SET}_registry"
+PROFILES = REPO / "profiles" / SET
+REGISTRY = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["kernels"]
+
+
+@pytest.fixture(scope="module")
+def timings() -> pd.DataFrame:
+    t = pd.read_csv(PROFILES / "timings.csv")
+    t["throughput"] = 2 * t["n"].astype(float) ** 3 / t["median_ns"] / 1e3
+    return t
+
+
+@pytest.fixture(scope="module")
+def set_claims() -> pd.DataFrame:
+    """The set's claims as the main job wrote them (rule study)."""
+    return pd.read_csv(REPO / "figures" / SET / "study" / "claims.csv").set_index("claim")
+
+
+def test_one_run_holds_every_kernel_with_the_ceilings_and_references(timings):
+    """Every registry kernel at every N, a report each, the mma.sync and wgmma ceilings, both
+    references of each precision at every N, and every kernel with a library target timed in
+    pairs with both."""
+    sizes = [512, 1024, 2048, 4096, 8192]
+    assert sorted(set(zip(timings["kernel"], timings["n"]))) == sorted((k, n) for k in REGISTRY for n in sizes)
+    assert sorted(p.name for p in (PROFILES / "reports").iterdir()) == sorted(
+        f"{k}_n{'-'.join(map(str, sizes))}.ncu-rep.xz" for k in REGISTRY)
+    refs = read_references(PROFILES / "references.csv")
+    names = set(refs["name"])
+    assert {f"peak_wgmma_m64n256k16_f16_f32_wg{w}" for w in (2, 3)} <= names
+    assert {f"peak_wgmma_m64n256k32_s8_s32_wg{w}" for w in (2, 3)} <= names
+    lib = refs[refs["kind"] == "library"]
+    assert sorted(set(zip(lib["name"], lib["n"]))) == sorted(
+        (r, n) for r in ("cublas_fp16", "triton_fp16", "cublaslt_int8", "triton_int8") for n in sizes)
+    paired = read_paired(PROFILES / "paired.csv")
+    tuned_or_wgmma = {k for k, s in REGISTRY.items() if s["precision"] in ("fp16", "int8")
+                      and ("wgmma" in s["mma"] or ("tiling" in s and "wmma" not in s["mma"]))}
+    assert set(paired["kernel"]) == tuned_or_wgmma
+    assert {"fp16_wgmma_cluster", "int8_wgmma_cluster"} <= tuned_or_wgmma
+
+
+def _ratio(p: pd.DataFrame) -> float:
+    """The geometric mean of the position-matched ratios (library ns / kernel ns, medians over
+    the rounds both ran first, and second), from the raw rounds."""
+    parts = []
+    for who_first in ("kernel", "library"):
+        r = p[p["first"] == who_first]
+        parts.append(r["library_median_ns"].median() / r["kernel_median_ns"].median())
+    return math.sqrt(parts[0] * parts[1])
+
+
+def test_the_fp16_wgmma_target_is_judged_on_the_pairs(set_claims):
+    paired = pd.read_csv(PROFILES / "paired.csv")
+    at = paired[(paired["n"] == 8192) & paired["kernel"].isin(["fp16_wgmma", "fp16_wgmma_cluster"])]
+    worst = {k: min(_ratio(g[g["library"] == lib]) for lib in set(g["library"])) for k, g in at.groupby("kernel")}
+    row = set_claims.loc["Beyond the study: a hand-written wgmma kernel matches the fastest FP16 reference GEMM"]
+    for kernel, ratio in worst.items():
+        assert f"{kernel} {ratio:.3f}x cublas_fp16" in row["measured"]  # cuBLAS is the faster FP16 reference
+    assert row["holds"] == (max(worst.values()) >= FP16_WGMMA_VS_BEST_REFERENCE)
+    assert worst["fp16_wgmma_cluster"] > worst["fp16_wgmma"]
+
+
+def test_the_int8_wgmma_target_is_judged_against_the_highest_s8_wgmma_ceiling(timings, set_claims):
+    refs = pd.read_csv(PROFILES / "references.csv")
+    ceil = refs[refs["name"].str.startswith("peak_wgmma") & (refs["precision"] == "int8")]["rate"].max()
+    at = timings[(timings["n"] == 8192) & timings["kernel"].isin(["int8_wgmma", "int8_wgmma_cluster"])]
+    best = at.loc[at["throughput"].idxmax()]
+    row = set_claims.loc["Beyond the study: the INT8 wgmma kernel runs near the s8 wgmma ceiling"]
+    assert row["measured"].startswith(f"{best['kernel']} {best['throughput']:.1f} TOP/s")
+    assert row["measured"].endswith(f"= {best['throughput'] / ceil:.3f}")
+    assert row["holds"] == (best["throughput"] / ceil >= INT8_WGMMA_VS_CEILING)
+
+
+def test_the_int4_target_is_the_fastest_int4_over_the_fastest_int8(timings, set_claims):
+    at = timings[timings["n"] == 8192]
+    b4 = at[at["precision"] == "int4"].sort_values("throughput").iloc[-1]
+    b8 = at[at["precision"] == "int8"].sort_values("throughput").iloc[-1]
+    row = set_claims.loc[[c for c in set_claims.index if c.startswith("Beyond the study: INT4 unpacked")][0]]
+    ratio = b4["throughput"] / b8["throughput"]
+    assert row["measured"].startswith(f"{b4['kernel']} / {b8['kernel']} {ratio:.2f}x")
+    assert f">= {INT4_VS_INT8_TARGET:.2f}" in row["test"]
+    if ratio < INT4_VS_INT8_TARGET:
+        assert not row["holds"]
+
+
+def test_without_pairs_or_ceilings_the_targets_are_not_measured(timings):
+    rows = []
+    _hopper_claims(lambda *a: rows.append(a), timings.assign(throughput_unit="TOP/s"), REGISTRY, None, None)
+    assert [r[0] for r in rows] == ["Beyond the study: a hand-written wgmma kernel matches the fastest FP16 reference GEMM",
+                                    "Beyond the study: the INT8 wgmma kernel runs near the s8 wgmma ceiling"]
+    assert all(r[3] is None and r[2].startswith("not measured") for r in rows)
+    # the ceilings of a set measured before the wgmma ones (mma.sync only) do not count
+    refs = read_references(PROFILES / "references.csv")
+    rows.clear()
+    _hopper_claims(lambda *a: rows.append(a), timings.assign(throughput_unit="TOP/s"), REGISTRY,
+                   refs[~refs["name"].str.contains("wgmma")], read_paired(PROFILES / "paired.csv"))
+    assert rows[1][3] is None and rows[0][3] is not None
