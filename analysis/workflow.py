@@ -72,7 +72,9 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         ``stages`` given both beside and inside a kernel's ``tiling``, dynamic shared
         memory beyond what one of the kernel's architectures allows a block, an
         architecture-specific target (``sm_90a``) beside other archs, a ``tma`` kernel
-        without the 128-byte K tile or a producer warpgroup.
+        without the 128-byte K tile or a producer warpgroup, a tiling value no kernel can
+        use (:class:`analysis.gpu.harness.Tiling`), or ``cluster_m`` / ``persistent`` on a
+        kernel whose source is not built on kernels/wgmma_gemm.cuh, which alone reads them.
     """
     kernels = config["kernels"]
     for arch in config["archs"]:
@@ -101,7 +103,18 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         if specific and len(spec["archs"]) > 1:
             raise ConfigError(f"config kernels.{name}.archs: an architecture-specific target ({specific[0]}) "
                               "must be the kernel's only one (its source needs that target's instructions)")
-        tiling = tiling_from_config(config, name)
+        try:
+            tiling = tiling_from_config(config, name)
+        except ConfigError as exc:
+            raise ConfigError(f"config kernels.{name}: {exc}") from None
+        if (tiling.cluster_m, tiling.persistent) != (1, 0) and (
+                not spec.get("tma") or '#include "wgmma_gemm.cuh"' not in src.read_text()):
+            raise ConfigError(f"config kernels.{name}.tiling: cluster_m and persistent are build parameters of "
+                              f"kernels/wgmma_gemm.cuh (tma kernels that include it); {src} does not, so "
+                              "its launch would not match its code")
+        if tiling.block_n % tiling.cluster_m:
+            raise ConfigError(f"config kernels.{name}.tiling: block_n {tiling.block_n} does not split among "
+                              f"cluster_m={tiling.cluster_m} CTAs")
         if spec.get("tma") and (tiling.block_k_bytes not in TMA_SWIZZLES or not tiling.producer_warps):
             raise ConfigError(f"config kernels.{name}: tma kernels need tiling.block_k_bytes "
                               f"{' or '.join(map(str, TMA_SWIZZLES))} (a swizzle's span) and a producer warpgroup "

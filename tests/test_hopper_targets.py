@@ -113,3 +113,19 @@ def test_without_pairs_or_ceilings_the_targets_are_not_measured(timings):
     _hopper_claims(lambda *a: rows.append(a), timings.assign(throughput_unit="TOP/s"), REGISTRY,
                    refs[~refs["name"].str.contains("wgmma")], read_paired(PROFILES / "paired.csv"))
     assert rows[1][3] is None and rows[0][3] is not None
+
+
+def test_a_kernel_without_a_paired_ratio_is_named_and_the_claim_not_judged(timings):
+    """The committed pairs with fp16_wgmma_cluster's kernel timings at N = 8192 removed in
+    one position (NaN, as a file with a position without rounds gives): named, not judged;
+    bare tables (no columns) count as not measured, not as errors."""
+    paired = read_paired(PROFILES / "paired.csv")
+    gone = (paired["kernel"] == "fp16_wgmma_cluster") & (paired["n"] == 8192) & (paired["first"] == "kernel")
+    rows = []
+    _hopper_claims(lambda *a: rows.append(a), timings.assign(throughput_unit="TOP/s"), REGISTRY,
+                   read_references(PROFILES / "references.csv"), paired[~gone])
+    assert rows[0][2].endswith("no paired ratio at N=8192: fp16_wgmma_cluster") and rows[0][3] is None
+    assert rows[0][2].startswith("fp16_wgmma 0.958x cublas_fp16")
+    rows.clear()
+    _hopper_claims(lambda *a: rows.append(a), timings.iloc[:0], REGISTRY, pd.DataFrame(), pd.DataFrame())
+    assert [r[3] for r in rows] == [None, None] and "the largest N" in rows[1][1]

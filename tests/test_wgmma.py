@@ -148,6 +148,7 @@ def test_cluster_and_persistent_tiling():
     assert (t.cluster_m, t.persistent) == (2, 1)
     assert t.grid(8192, 8192, sms=132) == (1, 132) and t.grid(8192, 8192, sms=133) == (1, 132)
     assert t.grid(512, 512, sms=132) == (1, 8)  # 4 x 2 blocks of C
+    assert t.grid(8192, 8192, sms=1) == (1, 2)  # one cluster at least
     with pytest.raises(ConfigError, match="SM count"):
         t.grid(512, 512)
     t.check_shape("fp16_wgmma_cluster", precision_of("fp16"), 256, 256, 64)
@@ -157,8 +158,7 @@ def test_cluster_and_persistent_tiling():
     assert plain.grid(512, 512) == (2, 4) and (plain.cluster_m, plain.persistent) == (1, 0)
     assert len(plain.cli().split(",")) == 9 and not any("CLUSTER" in d or "PERSISTENT" in d for d in plain.defines())
     with pytest.raises(ConfigError, match="does not split"):
-        tensor_map_shapes("k", precision_of("int8"), dataclasses.replace(t, block_n=128, cluster_m=3),
-                          768, 512, 512)
+        tensor_map_shapes("k", precision_of("int8"), dataclasses.replace(t, block_n=255), 512, 510, 512)
 
 
 @pytest.fixture(scope="module")
@@ -236,3 +236,32 @@ def test_correct_at_every_size(tmp_path, kernel):
         finally:
             run.close()
         assert chk.passed, (n, chk)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("128,256,128,8,1,4,8,197632,4,0,1", "cluster_m=0 must be 1"),
+    ("128,256,128,8,1,4,8,197632,4,3,1", "cluster_m=3 must be 1"),
+    ("128,256,128,8,1,4,8,197632,4,2,7", "persistent=7 must be 0 or 1"),
+    ("0,256,128,8,1,4", "block_m=0 must be at least 1"),
+    ("128,256,0,8,1,4", "block_k_bytes=0 must be at least 1"),
+])
+def test_a_tiling_no_kernel_can_use_is_refused(text, message):
+    with pytest.raises(ConfigError, match=message):
+        Tiling.parse(text)
+
+
+def test_cluster_and_persistent_only_where_wgmma_gemm_reads_them():
+    """A study kernel, or a TMA kernel not built on kernels/wgmma_gemm.cuh, given cluster_m
+    or persistent is refused before any build: its code would not match the launch."""
+    for kernel, change in (("fp16_wmma", {"cluster_m": 2}), ("fp16_wmma", {"persistent": 1}),
+                           ("int4_wgmma_unpack_s8", {"persistent": 1})):
+        cfg = copy.deepcopy(CONFIG)
+        spec = cfg["kernels"][kernel]
+        spec["tiling"] = {**(spec.get("tiling") or {}), **change}
+        with pytest.raises(ConfigError, match=rf"kernels.{kernel}.tiling: cluster_m and persistent are build "
+                                              r"parameters of kernels/wgmma_gemm.cuh"):
+            check_config(cfg, REPO / "kernels")
+    cfg = copy.deepcopy(CONFIG)
+    cfg["kernels"]["int8_wgmma_cluster"]["tiling"]["cluster_m"] = 3
+    with pytest.raises(ConfigError, match="kernels.int8_wgmma_cluster: tiling: cluster_m=3"):
+        check_config(cfg, REPO / "kernels")

@@ -10,7 +10,8 @@ def tiling_from_config(config: dict, kernel: str | None = None) -> Tiling:
     """The Tiling a kernel is built and launched with: the config's ``tiling`` block,
     overridden by ``kernel``'s own registry entry where it sets ``stages`` or a ``tiling``
     block of its own (any of block_m, block_n, block_k_bytes, warps_m, warps_n, stages,
-    raster, smem_bytes); with no kernel, the config's ``tiling`` block alone.
+    raster, smem_bytes, producer_warps, cluster_m, persistent); with no kernel, the config's
+    ``tiling`` block alone.
 
     Its ``defines()`` are the kernel's nvcc flags (rule build); its ``grid()``,
     ``threads`` and ``smem_bytes`` the launch the harness makes (rules check_time,

@@ -53,6 +53,25 @@ class Tiling:
     persistent: int = 0
     arch: str | None = None
 
+    def __post_init__(self) -> None:
+        """Refuse a tiling no kernel can be built or launched with.
+
+        Raises:
+            ConfigError: a block, K-tile, warp or stage count below 1, a negative raster,
+                shared-memory size or producer-warp count, cluster_m other than 1 or 2, or
+                persistent other than 0 or 1, naming the field and its value.
+        """
+        for name in ("block_m", "block_n", "block_k_bytes", "warps_m", "warps_n", "stages", "raster"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"tiling: {name}={getattr(self, name)} must be at least 1")
+        for name in ("smem_bytes", "producer_warps"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"tiling: {name}={getattr(self, name)} must not be negative")
+        if self.cluster_m not in (1, 2):
+            raise ConfigError(f"tiling: cluster_m={self.cluster_m} must be 1 (no cluster) or 2")
+        if self.persistent not in (0, 1):
+            raise ConfigError(f"tiling: persistent={self.persistent} must be 0 or 1")
+
     @property
     def threads(self) -> int:
         """Threads per block: 32 per warp of the warps_m x warps_n grid and per producer warp."""
@@ -60,18 +79,19 @@ class Tiling:
 
     def grid(self, m: int, n: int, sms: int | None = None) -> tuple[int, int]:
         """The launch grid (x, y) for an M x N output: (N / block_n, M / block_m), or for a
-        persistent kernel (1, P) with P = min(``sms`` rounded down to whole clusters, the
-        number of blocks of C).
+        persistent kernel (1, P) with P = min(``sms`` rounded down to whole clusters (one
+        cluster at least), the number of blocks of C).
 
         Raises:
             ConfigError: a persistent tiling without ``sms`` (the GPU's SM count).
         """
         if not self.persistent:
             return n // self.block_n, m // self.block_m
-        if not sms:
-            raise ConfigError("a persistent kernel's grid needs the GPU's SM count")
+        if not sms or sms < 1:
+            raise ConfigError(f"a persistent kernel's grid needs the GPU's SM count (got {sms!r})")
         blocks = (n // self.block_n) * (m // self.block_m)
-        return 1, min(sms // self.cluster_m * self.cluster_m, blocks)
+        # at least one cluster, however few the SMs (check_shape makes blocks a multiple of it)
+        return 1, min(max(sms // self.cluster_m, 1) * self.cluster_m, blocks)
 
     def _extras(self) -> bool:
         return (self.raster, self.smem_bytes) != (1, 0)
@@ -145,5 +165,6 @@ class Tiling:
         bk = self.block_k(prec)
         for dim, val, tile in (("M", m, self.block_m * self.cluster_m), ("N", n, self.block_n), ("K", k, bk)):
             if val <= 0 or val % tile:
+                cluster = f", clusters of {self.cluster_m} block rows" if self.cluster_m != 1 else ""
                 raise ConfigError(f"{kernel}: {dim}={val} is not a positive multiple of its tile "
-                                  f"{tile} (tiling {self.block_m}x{self.block_n}, K tile {bk})")
+                                  f"{tile} (tiling {self.block_m}x{self.block_n}{cluster}, K tile {bk})")
