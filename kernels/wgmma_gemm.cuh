@@ -30,14 +30,14 @@
 //
 // The tensor maps (hopper::TensorMap) live in the globals wgmma_tma_a / wgmma_tma_b,
 // written by the harness (analysis.harness.GemmRunner, tma kernels) before the launch:
-// each matrix seen as bytes, rows of K bytes, box 128 bytes x BLOCK_M (A) or BLOCK_N (B)
+// each matrix seen as bytes, rows of K bytes, box 128 bytes x BLOCK_M (A) or BLOCK_N / CLUSTER_M (B)
 // rows, CU_TENSOR_MAP_SWIZZLE_128B.
 #pragma once
 
 #include <cstdint>
 
 #include "hopper.cuh"
-#include "tuned_gemm.cuh"  // tuned::raster_block (RASTER): the block order that reuses L2
+#include "tuned_gemm.cuh"  // tuned::raster_pid (RASTER): the block order that reuses L2
 
 #ifndef PRODUCER_WARPS
 #define PRODUCER_WARPS 4
