@@ -84,7 +84,7 @@ __device__ __forceinline__ void cluster_sync() {
 // Arrive once on the barrier at the same shared-memory offset as `bar` in the cluster's CTA
 // `cta` (this CTA's own included): mapa gives its address in the cluster's shared-memory
 // window. Default semantics (release at CTA scope), as for mbarrier_arrive: the explicit
-// .release.cluster form costs a MEMBAR.ALL.GPU before every arrival (nvcc 13.0 SASS), and
+// .release.cluster form costs a MEMBAR.ALL.GPU before every arrival (nvcc 13.5.37 SASS), and
 // what an arrival here announces, that this warp's wgmma have finished reading a stage, is
 // complete before it (wgmma.wait_group).
 __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t cta) {
