@@ -337,27 +337,25 @@ def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int
     lib = f"torch {torch.__version__} built with CUDA {torch.version.cuda}"
     triton, why_not = triton_available()
     rows, paired = [], []
+
+    def time_and_pair(prec_name, n, inputs, name, launch, what):
+        """Time one reference GEMM of ``prec_name`` at N = ``n``, then each kernel of that
+        precision in pairs with it on ``inputs`` (the launch, holding its tensors, is freed on
+        return)."""
+        tim = time_launches(stream, launch, warmups, repeats)
+        rows.append(_row(name, "library", prec_name, n, gemm_ops(n, n, n), "op", tim,
+                         precision_of(prec_name).throughput_unit, f"{what}; {lib}"))
+        for k in pairs:
+            if k.precision == prec_name:
+                paired.extend(pair_rounds(k, n, inputs, name, launch, stream, rounds, warmups, repeats, seed + n))
+
     for n in sizes:
         rng = np.random.default_rng(seed + n)
         for prec_name in LIBRARY_NAMES:
             inputs = make_inputs(precision_of(prec_name), n, n, n, rng)
-            name, launch, what = library_gemm(torch, prec_name, n, rng, inputs)
-            tim = time_launches(stream, launch, warmups, repeats)
-            rows.append(_row(name, "library", prec_name, n, gemm_ops(n, n, n), "op", tim,
-                             precision_of(prec_name).throughput_unit, f"{what}; {lib}"))
-            for k in pairs:
-                if k.precision == prec_name:
-                    paired += pair_rounds(k, n, inputs, name, launch, stream, rounds, warmups, repeats, seed + n)
-            del launch
+            time_and_pair(prec_name, n, inputs, *library_gemm(torch, prec_name, n, rng, inputs))
             if triton is not None:  # the Triton GEMM on the same inputs, timed and paired the same way
-                tname, tlaunch, twhat = triton_reference(torch, prec_name, n, rng, inputs)
-                tim = time_launches(stream, tlaunch, warmups, repeats)
-                rows.append(_row(tname, "library", prec_name, n, gemm_ops(n, n, n), "op", tim,
-                                 precision_of(prec_name).throughput_unit, f"{twhat}; {lib}"))
-                for k in pairs:
-                    if k.precision == prec_name:
-                        paired += pair_rounds(k, n, inputs, tname, tlaunch, stream, rounds, warmups, repeats, seed + n)
-                del tlaunch
+                time_and_pair(prec_name, n, inputs, *triton_reference(torch, prec_name, n, rng, inputs))
             del inputs
         torch.cuda.empty_cache()
     if triton is None:

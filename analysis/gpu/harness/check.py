@@ -32,13 +32,17 @@ class CheckResult:
     first_bad: tuple[int, int] | None
 
 
+def fp32_gamma(kdim: int) -> float:
+    """gamma_K = K*u / (1 - K*u) with u = 2**-23 for a sum of K products (Higham, Accuracy and
+    Stability of Numerical Algorithms, 2nd ed., eq. 3.5, any summation order; u doubled from
+    2**-24 to cover truncating accumulators)."""
+    return kdim * 2.0**-23 / (1 - kdim * 2.0**-23)
+
+
 def fp32_accumulation_bound(a: np.ndarray, b_t: np.ndarray) -> tuple[float, np.ndarray]:
     """Elementwise error bound of an FP32-accumulated A @ B for float64 A (M, K), B^T (N, K):
-    (gamma_K, gamma_K * (|A| @ |B|)) with gamma_K = K*u / (1 - K*u) and u = 2**-23 (Higham,
-    Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5, any summation order;
-    u doubled from 2**-24 to cover truncating accumulators)."""
-    kdim = a.shape[1]
-    gamma = kdim * 2.0**-23 / (1 - kdim * 2.0**-23)
+    (gamma_K, gamma_K * (|A| @ |B|)), gamma_K of :func:`fp32_gamma`."""
+    gamma = fp32_gamma(a.shape[1])
     return gamma, gamma * matmul_f64(np.abs(a), np.abs(b_t))
 
 
@@ -100,7 +104,7 @@ def _compare(xp, c, a, b_t, prec: Precision, rows, accumulator) -> CheckResult:
         tol = "exact (FP16 accumulation of integers in {-1, 0, 1})"
     else:
         kdim = a.shape[1]
-        gamma = kdim * 2.0**-23 / (1 - kdim * 2.0**-23)
+        gamma = fp32_gamma(kdim)
         bad = diff > gamma * (xp.abs(a) @ xp.abs(b_t).T)
         tol = f"|C-ref| <= gamma_K*(|A||B|), gamma_K={gamma:.3e} (K={kdim}, u=2^-23)"
     norm = float(xp.linalg.norm(ref))
