@@ -66,3 +66,21 @@ class ReportName:
 def report_stem(path: str | Path) -> str:
     """A report file's name without ``.ncu-rep`` or ``.ncu-rep.xz``."""
     return Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep")
+
+
+#: Set names that pandas reads back from a CSV as missing values (``pandas.read_csv``'s
+#: default ``na_values``, those made only of the characters a set name may hold): a set so
+#: named would lose its name in every table. tests/test_set_names.py checks each against
+#: pandas itself.
+NA_LIKE_NAMES = frozenset({"NA", "NULL", "NaN", "None", "nan", "null"})
+
+
+def set_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a profile set, or None: ``default`` is Snakemake's
+    workflow-profile folder under ``profiles/``, and the :data:`NA_LIKE_NAMES` read back as
+    missing values from the set's own tables."""
+    if name == "default":
+        return "'default' is Snakemake's profile folder"
+    if name in NA_LIKE_NAMES:
+        return f"pandas reads {name!r} in a table as a missing value, so the set's rows would lose their name"
+    return None

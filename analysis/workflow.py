@@ -12,7 +12,7 @@ from analysis.errors import ConfigError, ToolNotFoundError
 from analysis.gpu.config import kernel_options, tiling_from_config  # noqa: F401 (the rules call them here)
 from analysis.gpu.device import GpuInfo, LocalGpu, detect_gpu, profile_set_name  # noqa: F401
 from analysis.gpu.harness import TMA_SWIZZLES
-from analysis.names import ReportName, report_stem
+from analysis.names import NA_LIKE_NAMES, ReportName, report_stem, set_name_problem
 from analysis.precision import precision_of
 from analysis.tools import find_tool, ncu_version
 from analysis.versions import version_numbers
@@ -62,11 +62,31 @@ def _sm(arch: str) -> int:
     return int(arch.removeprefix("sm_").rstrip("a"))
 
 
+def non_finite_values(value, where: str = "config") -> list[str]:
+    """The places (``config compare.min_rel``, ``config sizes[2]``) of every NaN or infinite
+    number in a config, nested dicts and lists included. JSON Schema's ``minimum`` and
+    ``exclusiveMinimum`` let NaN through (every comparison with NaN is false), and YAML
+    reads ``.nan`` and ``.inf`` as numbers; a NaN threshold would hide every change."""
+    import math
+
+    if isinstance(value, float) and not math.isfinite(value):
+        return [f"{where} = {value}"]
+    if isinstance(value, dict):
+        return [w for k, v in value.items() for w in non_finite_values(v, f"{where}.{k}" if where != "config"
+                                                                        else f"config {k}")]
+    if isinstance(value, (list, tuple)):
+        return [w for i, v in enumerate(value) for w in non_finite_values(v, f"{where}[{i}]")]
+    return []
+
+
 def check_config(config: dict, kernel_dir: Path) -> None:
     """Refuse a config the schema cannot judge, before any build or GPU work.
 
     Raises:
-        ConfigError: a kernel without a source file, a baseline that is not a kernel of the
+        ConfigError: a NaN or infinite number anywhere (:func:`non_finite_values`), a set
+        name (``set``, ``baseline``, ``candidate``, ``compare_baseline``, ``noise_set``,
+        ``profile_sets``) that cannot name a set (:func:`set_name_problem`), a kernel
+        without a source file, a baseline that is not a kernel of the
         same precision, an N that is not a multiple of a kernel's tiles, an architecture
         older than sm_80 (no cp.async), FP16 accumulation declared for integer inputs,
         ``stages`` given both beside and inside a kernel's ``tiling``, dynamic shared
@@ -76,6 +96,15 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         use (:class:`analysis.gpu.harness.Tiling`), or ``cluster_m`` / ``persistent`` on a
         kernel whose source is not built on kernels/wgmma_gemm.cuh, which alone reads them.
     """
+    bad = non_finite_values(config)
+    if bad:
+        raise ConfigError(f"{'; '.join(bad)}: not a finite number (thresholds and sizes must be numbers)")
+    named = [(key, config.get(key)) for key in ("set", "baseline", "candidate", "compare_baseline", "noise_set")]
+    named += [("profile_sets", s) for s in config.get("profile_sets") or []]
+    for key, name in named:
+        why = set_name_problem(name) if isinstance(name, str) else None
+        if why:
+            raise ConfigError(f"config {key}: {name!r} cannot name a profile set ({why}); choose another name")
     kernels = config["kernels"]
     for arch in config["archs"]:
         if _sm(arch) < MIN_SM:
@@ -190,6 +219,9 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None,
             warnings.warn(message, stacklevel=3)
     named = sorted({p.parent.parent.name for p in profiles.glob("*/reports/*")
                     if p.name.endswith(REPORT_SUFFIXES)} - {"default"})
+    for name in [n for n in named if n in NA_LIKE_NAMES]:
+        named.remove(name)
+        warn(f"{profiles / name}: skipped, not a profile set: {set_name_problem(name)} (rename the folder)")
     found, unread = [], {}
     for name in named:
         if set_reports(profiles, name, warn=lambda m: None):  # its warnings come when the set is listed

@@ -35,7 +35,8 @@ def test_partition_without_description_gets_a_note_not_an_error(tmp_path):
     ('{"gpu": {"name": "x"}, "set": "s"}', "without field 'cc'"),
     (json.dumps({**H100, "set": "h100/sub"}), "set 'h100/sub' is not a profile-set name"),
     (json.dumps({**H100, "set": ""}), "set '' is not a profile-set name"),
-    (json.dumps({**H100, "set": "default"}), "not 'default'"),
+    (json.dumps({**H100, "set": "default"}), "'default' is Snakemake's profile folder"),
+    (json.dumps({**H100, "set": "null"}), "pandas reads 'null' in a table as a missing value"),
     (json.dumps({**H100, "gpu": {**H100["gpu"], "arch": "sm_xx"}}), "arch 'sm_xx' is not an nvcc target")])
 def test_broken_description_names_the_file_and_the_fix(tmp_path, text, cause):
     path = tmp_path / "gpu.json"

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from analysis.compare.diff import MATCHED_BY, compare_sets, match_launches, metric_table
+from analysis.compare.figures import threshold_note
 from analysis.reports.importing import import_stem
 from analysis.reports.parse import parse_reports
 from analysis.reports.tables import set_table
@@ -73,6 +74,7 @@ def test_one_report_each_is_matched_by_launch_order_and_its_change_is_flagged(fo
     dur = d[(d["metric"] == DURATION) & d["kernel"].isin(shared)]
     assert len(dur) and (dur["match"] == "launch order").all()
     assert dur["threshold_rel"].eq(0.05).all()  # no repeats: the stated default, no pooled noise
+    assert threshold_note(d) == "none: default_rel: 5 %"  # the headline figure's note says so
     for _, row in dur.iterrows():
         vb = b[(b["kernel"] == row["kernel"]) & (b["occurrence"] == row["occurrence"]) & (b["metric"] == DURATION)]
         vc = c[(c["kernel"] == row["kernel"]) & (c["occurrence"] == row["occurrence"]) & (c["metric"] == DURATION)]
@@ -112,3 +114,22 @@ def test_match_launches_pairs_one_to_one(esmm):
     assert (pairs["b"].isna() == (one_sided & pairs["c"].notna())).all()
     assert pairs.loc[pairs["b"].isna(), "match"].str.match(r"only in candidate|not matched: ").all()
     assert pd.api.types.is_string_dtype(pairs["match"])
+
+
+def test_launches_matched_by_name_but_of_other_shapes_say_so(foreign_dir, tmp_path):
+    """Two commits of AveryClapp's program under one report name: `warptiling` ran 64 blocks
+    in one and 1,024 in the other (another problem size), as did `one_warptiling`. Matched by
+    name, their rows say the launch shape differs (a set compared with itself keeps the plain
+    match: test_a_set_compared_with_itself_matches_every_launch_by_report)."""
+    b = _set(foreign_dir, tmp_path, ["AveryClapp__ESMM-Research__profile__26b457aa"], "b", rename=["run"])
+    c = _set(foreign_dir, tmp_path, ["AveryClapp__ESMM-Research__profile__263b23de"], "c", rename=["run"])
+    d = compare_sets(b, c)
+    both = d[d["report_baseline"].notna() & d["report_candidate"].notna()]
+    grids = both[both["metric"] == "launch__grid_size"].set_index(["kernel", "occurrence"])
+    assert sorted(grids.index.get_level_values("kernel")) == ["one_warptiling", "warptiling"]
+    for (kernel, occ), row in grids.iterrows():
+        assert row["value_baseline"] != row["value_candidate"]
+        rows = both[(both["kernel"] == kernel) & (both["occurrence"] == occ)]
+        note = (f"same report; launch shape differs (launch__grid_size {row['value_baseline']:g} against "
+                f"{row['value_candidate']:g}")
+        assert rows["match"].str.startswith(note).all(), rows["match"].iloc[0]

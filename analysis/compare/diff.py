@@ -163,6 +163,29 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={"_b": "b", "_c": "c"}).astype({"b": "Int64", "c": "Int64", "match": "string"})
 
 
+#: Launch statistics that give a launch's shape: matched launches differing in either ran
+#: another problem size or configuration (a comparison row's ``match`` then says so).
+SHAPE_METRICS = ("launch__grid_size", "launch__block_size")
+
+
+def _with_shape_notes(m: pd.DataFrame) -> pd.Series:
+    """The ``match`` column of the merged comparison rows, with ``; launch shape differs
+    (launch__grid_size 2560 against 640)`` appended on every row of a matched pair whose
+    :data:`SHAPE_METRICS` differ (both values known): the pair was matched by name, but its
+    launches are not the same work, so its changes are not those of one kernel across
+    versions."""
+    shape = m[m["metric"].isin(SHAPE_METRICS) & (m["_merge"] == "both") & m["value_baseline"].notna()
+              & m["value_candidate"].notna() & (m["value_baseline"] != m["value_candidate"])]
+    notes: dict[int, list[str]] = {}
+    for pair, metric, vb, vc in zip(shape["_pair"], shape["metric"], shape["value_baseline"],
+                                    shape["value_candidate"]):
+        notes.setdefault(int(pair), []).append(f"{metric} {vb:g} against {vc:g}")
+    if not notes:
+        return m["match"]
+    extra = m["_pair"].map({p: "; launch shape differs (" + ", ".join(sorted(v)) + ")" for p, v in notes.items()})
+    return (m["match"] + extra.astype("string")).where(extra.notna(), m["match"]).astype("string")
+
+
 def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Thresholds = Thresholds(),
                           model: pd.DataFrame | None = None, model_name: str = "noise model") -> pd.DataFrame:
     """Diff two sets given as per-metric tables (:func:`metric_table`; the baseline ``b``,
@@ -172,8 +195,9 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
         One row per matched launch pair (or unmatched launch) and metric: the identity
         columns :data:`KEYS` (the baseline's, the candidate's where the baseline has no
         such launch), report_baseline and report_candidate (:func:`launch_source` of each
-        side, NA on a side without the launch), match (how the launches were matched, or
-        why not), value_baseline, value_candidate (medians over repeats, in each set's own
+        side, NA on a side without the launch), match (how the launches were matched, with
+        a note where their launch shapes differ, :func:`_with_shape_notes`; or why not),
+        value_baseline, value_candidate (medians over repeats, in each set's own
         unit), unit_baseline, unit_candidate, unit_factor (what takes the candidate's unit
         to the baseline's; NaN where they do not convert), abs_change and rel_change
         (candidate in the baseline's unit / baseline - 1; NaN where a value is missing or
@@ -209,6 +233,7 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     ident["report_baseline"] = side_b["source"].where(pd.Series(hb))
     ident["report_candidate"] = side_c["source"].where(pd.Series(hc))
     m = m.merge(ident, on="_pair", how="left")
+    m["match"] = _with_shape_notes(m)
     # unit_factor once per pair of units, not per row (a merge matches NA units to NA)
     units = ["unit_candidate", "unit_baseline"]
     upairs = m[units].drop_duplicates()

@@ -57,6 +57,13 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
             "Each kernel at the largest N matched in both sets, largest relative change first; every matched "
             "N is in explanations.csv. A section per kernel: the pair's page, as for kernel pairs within a set.\n",
             "| kernel | b / a (event or ncu) | verdict | top parts beyond noise |", "| --- | --- | --- | --- |"]
+    shaped = launches[launches["match"].str.contains("launch shape differs", regex=False, na=False)]
+    if len(shaped):
+        listed = "; ".join(dict.fromkeys(
+            f"{r.kernel}{'' if pd.isna(r.n) else f' N={r.n}'} ({r.match.split('launch shape differs (', 1)[1]}"
+            for r in shaped.itertuples()))
+        text[2:2] = [f"**Launches of other shapes were matched by name** ({listed}): each ran another problem "
+                     "size or configuration, so its duration change is not that of one kernel across versions.\n"]
     for la, lb, e, parts, change in sections:
         text.append(f"| {la.label} | {change.text()} | {verdict(change).split('.')[0]} | {top_items(parts)} |")
     text.append("")

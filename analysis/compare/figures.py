@@ -261,6 +261,20 @@ def colour_limit(values: np.ndarray) -> tuple[float, float]:
     return (max(MIN_LIMIT_PCT, round_up(pct)) if pct > 0 else MIN_LIMIT_PCT), pct
 
 
+def threshold_note(diff: pd.DataFrame) -> str:
+    """Where the thresholds of a comparison's headline rows (:data:`HEADLINE`, both sides
+    valued) came from, for the figure's note: each ``noise_source`` with its range of
+    ``threshold_rel`` in %, e.g. ``noise model of SET: 0.5-546 %; none: default_rel: 5 %``;
+    "none" where no such row has a threshold."""
+    d = diff[diff["metric"].isin(HEADLINE) & diff["threshold_rel"].notna()
+             & diff["value_baseline"].notna() & diff["value_candidate"].notna()]
+    parts = []
+    for source, g in d.groupby("noise_source", sort=True):
+        lo, hi = 100 * g["threshold_rel"].min(), 100 * g["threshold_rel"].max()
+        parts.append(f"{source}: {lo:.3g} %" if f"{lo:.3g}" == f"{hi:.3g}" else f"{source}: {lo:.3g}-{hi:.3g} %")
+    return "; ".join(parts) or "none"
+
+
 def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUMNS):
     """Relative change of the headline metrics (:data:`HEADLINE`) per kernel identity, N and
     launch, as a heat map in %, every cell annotated with its value.
@@ -359,7 +373,7 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
             ax.grid(False)
         cb = fig.colorbar(im, ax=list(axes), fraction=0.03 if panels == 1 else 0.015, extend=extend)
         cb.set_label("relative change (%),\ncandidate vs baseline", fontsize=6)
-        notes = ["* = beyond the threshold (3x the run-to-run noise where a set has repeats, else the stated 5 %); "
+        notes = [f"* = beyond the row's threshold ({threshold_note(diff)}); "
                  "grey: no value in a set (n/a) or units that do not convert (unit)",
                  f"colour scale ends at \u00b1{lim:,g} % (the {COLOUR_PERCENTILE:g}th percentile of |change|, {pct:,.3g} %,"
                  f" rounded up; at least {MIN_LIMIT_PCT:g} %); outlined cells lie beyond it, their value written"]

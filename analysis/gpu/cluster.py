@@ -20,6 +20,7 @@ from pathlib import Path
 from analysis.errors import AnalysisError, ToolNotFoundError
 from analysis.gpu.device import GpuInfo, detect_gpu, profile_set_name
 from analysis.io import write_json
+from analysis.names import set_name_problem
 from analysis.tools import find_tool, ncu_version
 
 #: Where rule gpu_node writes the description of a partition's nodes.
@@ -71,9 +72,9 @@ def read_node(path: str | Path) -> tuple[GpuInfo, str]:
         set_name = str(data["set"])
     except KeyError as exc:
         raise AnalysisError(f"{path}: node description without field {exc}; {again}") from None
-    if not SET_NAME.fullmatch(set_name) or set_name == "default":
+    if not SET_NAME.fullmatch(set_name) or set_name_problem(set_name):
         raise AnalysisError(f"{path}: set {set_name!r} is not a profile-set name (letters, digits, '.', '_', '-'; "
-                            f"not 'default'); {again}")
+                            f"{set_name_problem(set_name) or 'not default'}); {again}")
     if not ARCH.fullmatch(gpu.arch):
         raise AnalysisError(f"{path}: arch {gpu.arch!r} is not an nvcc target like sm_90; {again}")
     return gpu, set_name

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from analysis.errors import ConfigError
 from analysis.io import atomic_path
-from analysis.names import report_stem
+from analysis.names import ReportName, report_stem
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -37,46 +37,80 @@ def import_plan(source: str | Path) -> dict[str, Path]:
     in ``source``.
 
     Raises:
-        ConfigError: ``source`` is not a folder, holds no report, or two files would get
+        ConfigError: ``source`` is not a folder, holds no report, holds an entry named
+            like a report that is no regular file (a folder, a pipe, a broken link) or whose
+            suffix is not in lower case (``A.NCU-REP``: each named), or two files would get
             the same stem (both named).
     """
     src = Path(source)
     if not src.is_dir():
-        raise ConfigError(f"config source: {src} is not a folder of Nsight Compute reports")
+        hint = " (a leading ~ is not expanded here: give the whole path)" if str(source).startswith("~") else ""
+        raise ConfigError(f"config source: {src} is not a folder of Nsight Compute reports{hint}")
     plan: dict[str, Path] = {}
+    odd = []
     for p in sorted(src.iterdir()):
-        if not p.is_file() or not p.name.endswith((".ncu-rep", ".ncu-rep.xz")):
+        if not p.name.endswith((".ncu-rep", ".ncu-rep.xz")):
+            if p.name.lower().endswith((".ncu-rep", ".ncu-rep.xz")):
+                odd.append(f"{p.name} (the suffix is .ncu-rep or .ncu-rep.xz, in lower case)")
+            continue
+        if not p.is_file():
+            odd.append(f"{p.name} (not a regular file{': a broken link' if p.is_symlink() and not p.exists() else ''})")
             continue
         stem = import_stem(p)
         if stem in plan:
             raise ConfigError(f"config source: {plan[stem].name} and {p.name} would both be imported as "
                               f"{stem}.ncu-rep.xz; rename one of them")
         plan[stem] = p
+    if odd:
+        raise ConfigError(f"config source: nothing imported: {', '.join(odd)} in {src}; rename or remove "
+                          "them, or import the other reports from a folder without them")
     if not plan:
         raise ConfigError(f"config source: no .ncu-rep or .ncu-rep.xz file in {src}")
     return plan
 
 
-def check_sources(plan: dict[str, Path]) -> None:
+def check_sources(plan: dict[str, Path]) -> list[str]:
     """Refuse an import before any file is written if a source is not a whole Nsight
     Compute report: empty, not xz though named ``.xz``, cut short, or not a report (its
-    block headers are read, about 10 ms a report: :func:`analysis.reports.report_info.report_metadata`).
+    block headers are read, about 10 ms a report: :func:`analysis.reports.report_info.report_metadata`);
+    or if the stem it would get reads ``{kernel}_n{N...}`` and its launches contradict that
+    name (another kernel, another count of launches: :func:`analysis.reports.ncu.check_report_name`,
+    which opens such reports with ``ncu_report``), as the set's parse job would find only
+    once the file is stored.
+
+    Returns:
+        One warning per plain ``.ncu-rep`` source: no checksum guards it, and ncu writes a
+        block per launch, so a file cut between two launches reads as a whole report with
+        fewer; the warning gives the launch count it holds
+        (:func:`analysis.reports.report_info.report_launches`) to check against what was
+        profiled.
 
     Raises:
         ConfigError: naming every such file (its original name) and the cause.
     """
     from analysis.errors import ReportError
-    from analysis.reports.report_info import report_metadata
+    from analysis.reports.report_info import report_launches, report_metadata
 
-    bad = []
-    for src in plan.values():
+    bad, plain = [], []
+    for stem, src in plan.items():
         try:
             report_metadata(src)
+            if not src.name.endswith(".xz"):
+                plain.append(f"{src.name} ({report_launches(src)} launches)")
+            if ReportName.parse(f"{stem}.ncu-rep") is not None:
+                from analysis.reports.ncu import check_report_name
+
+                check_report_name(src, stem)
         except ReportError as exc:
             bad.append(str(exc))
     if bad:
-        raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports: "
-                          + "; ".join(bad) + " - leave them out of the folder, or profile again")
+        raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports "
+                          "or contradict their names: " + "; ".join(bad))
+    if not plain:
+        return []
+    return [f"config source: {len(plain)} plain report(s), which no checksum guards: {', '.join(plain)}; a plain "
+            "report cut between two launches reads as a whole one with fewer launches, so check these counts "
+            "against what was profiled (xz-compress reports where they are made: xz's checksum then guards them)"]
 
 
 def read_import_record(path: str | Path) -> list[list[str]]:

@@ -29,7 +29,7 @@ import pandas as pd
 
 from analysis.errors import AnalysisError, ReportError
 from analysis.io import atomic_path
-from analysis.names import report_stem
+from analysis.names import report_stem, set_name_problem
 from analysis.reports.ncu import OPCODE_INSTANCES, _read, load_report_isolated
 
 
@@ -279,14 +279,28 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     other people, 21 GPUs, the tables equal those of a process per report, docs/benchmarks.md).
 
     Raises:
-        AnalysisError: any report could not be read (every such file and its cause are
-            listed; the others stay cached, and nothing is written);
+        AnalysisError: ``set_name`` cannot name a set (:func:`analysis.names.set_name_problem`);
+            two reports share a file stem (a set tells its reports apart by their stems);
+            any report could not be read (every such file and its cause are listed; the
+            others stay cached, and nothing is written);
         SchemaError: a table does not match its declared schema;
         SetFileError: ``timings`` is not a valid timings.csv (:func:`analysis.reports.setfiles.read_timings`).
     """
     from analysis.reports.schemas import validate_set
     from analysis.reports.tables import read_metadata, set_table
 
+    why = set_name_problem(set_name)
+    if why:
+        raise AnalysisError(f"profile set {set_name!r}: not a set name ({why}); choose another name")
+    stems: dict[str, list[str]] = {}
+    for r in reports:
+        stems.setdefault(report_stem(r), []).append(str(r))
+    same = {s: files for s, files in stems.items() if len(files) > 1}
+    if same:
+        listed = "; ".join(f"{s}: {', '.join(files)}" for s, files in sorted(same.items()))
+        raise AnalysisError(f"profile set {set_name}: reports given more than once under one file stem ({listed}); "
+                            "a set tells its reports apart by their stems: give each file once, renaming one of "
+                            "two different reports")
     meta = read_metadata(metadata)
     times = None
     if summary_out is not None and timings is not None:

@@ -103,12 +103,12 @@ IMPORT = import_plan(config["source"]) if config.get("source") else {}
 if bool(IMPORT) != bool(IMPORT_SET):
     raise ConfigError("config: the import target takes both source=DIR and set=NAME")
 if IMPORT_SET:
-    if IMPORT_SET in ("default", GPU_SET):  # the schema checks the characters
-        raise ConfigError(f"config set: {IMPORT_SET!r} is taken ("
-                          + ("'default' is Snakemake's profile folder" if IMPORT_SET == "default"
-                             else "it is this GPU's own profile set") + "); choose another name")
+    if IMPORT_SET == GPU_SET:  # the schema checks the characters, check_config 'default' and NA-like names
+        raise ConfigError(f"config set: {IMPORT_SET!r} is taken (it is this GPU's own profile set); "
+                          "choose another name")
     check_import_target(IMPORT, Path("profiles") / IMPORT_SET)
-    check_sources(IMPORT)  # every file a whole report, before any is written
+    for _line in check_sources(IMPORT):  # every file a whole report, before any is written
+        _warn_once(_line)
     if IMPORT_SET not in SETS:
         SETS.append(IMPORT_SET)
 
@@ -333,7 +333,11 @@ def compare_outputs(wildcards=None):
         pairs.append((base, cand))
     if not base or wildcards is None:
         sets = {s: set_identity(s) for s in SETS}
-        pairs += [p for p in comparison_pairs(sets, config.get("compare_baseline")) if p not in pairs]
+        chosen = config.get("compare_baseline")
+        if chosen and chosen not in sets:
+            _warn_once(f"config compare_baseline: profile set {chosen} not found (sets: {', '.join(SETS) or 'none'}), "
+                       "so each set is compared against the oldest set it shares kernels with")
+        pairs += [p for p in comparison_pairs(sets, chosen) if p not in pairs]
         for msg in unpaired_sets(sets):
             _warn_once(msg)
     return [f"figures/compare/{a}__vs__{b}/{f}" for a, b in pairs

@@ -217,6 +217,25 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
     return _read(path, expect_launches)[0]
 
 
+def check_report_name(path: str | Path, stem: str) -> None:
+    """Check, before ``path`` is stored as ``{stem}.ncu-rep.xz``, what that stem says of its
+    launches where it reads ``{kernel}_n{N...}[_r{R}]``: the checks :func:`load_report`
+    makes of such a name (every launch of that kernel, one launch per N of a name of
+    several sizes, grids that fit the sizes). Opens the report with ``ncu_report`` (no
+    metric values are read); a stem of no such form is not opened.
+
+    Raises:
+        ReportError: the report contradicts the stem, or cannot be read; the message names
+            ``path`` and the cause.
+    """
+    name = ReportName.parse(f"{stem}.ncu-rep")
+    if name is None:
+        return
+    path = Path(path)
+    with _plain_report(path) as plain:
+        _check_named(path, name, list(_actions(_open(path, plain))))
+
+
 def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.DataFrame:
     """Per-instance values of instanced metrics (per opcode, per SASS PC, per sample).
 

@@ -1,0 +1,165 @@
+"""Inputs a new user tried that slipped through or failed late: NaN thresholds, set names
+pandas reads as missing, a mistyped compare baseline, a report given twice, plain reports
+cut between launches, report names that contradict their launches, and entries named like
+reports that are none. Each is refused or warned of at the start, naming the file or key."""
+
+from __future__ import annotations
+
+import io
+import lzma
+import re
+import shutil
+import tempfile
+
+import ncu_report
+import pandas as pd
+import pytest
+
+from analysis.errors import AnalysisError, ConfigError, ReportError
+from analysis.names import NA_LIKE_NAMES
+from analysis.reports.importing import check_sources, import_plan
+from analysis.reports.parse import write_set_tables
+from analysis.reports.report_info import report_launches
+
+from .conftest import REPO
+from .test_workflow import _bare_workflow, snakemake
+
+ADD = REPO / "tests" / "data" / "add_n1024.ncu-rep.xz"
+#: 41 launches of bautista-garcia/heat_sim (ncu 2025.1.1), one block per launch
+HEAT = "bautista-garcia__heat_sim__profile__41001a03.ncu-rep.xz"
+
+
+def test_na_like_names_are_what_pandas_reads_as_missing():
+    """Every pandas default NA string a set name could be is listed, and each is read back
+    as missing from a CSV (what broke the set named null)."""
+    from pandas._libs.parsers import STR_NA_VALUES
+
+    could = {v for v in STR_NA_VALUES if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", v)}
+    assert could == NA_LIKE_NAMES
+    for name in NA_LIKE_NAMES:
+        assert pd.read_csv(io.StringIO(f"set\n{name}\n"))["set"].isna().all()
+
+
+def _actions(path) -> int:
+    with tempfile.NamedTemporaryFile(suffix=".ncu-rep") as tmp:
+        tmp.write(lzma.decompress(path.read_bytes()) if path.name.endswith(".xz") else path.read_bytes())
+        tmp.flush()
+        ctx = ncu_report.load_report(tmp.name)
+        return sum(ctx.range_by_idx(r).num_actions() for r in range(ctx.num_ranges()))
+
+
+def test_launch_count_from_block_headers_is_ncu_reports(foreign_dir):
+    """report_launches (block headers only) gives ncu_report's action count on every report
+    of other people and on the range-replay test reports (which count ranges, field 7)."""
+    paths = sorted(foreign_dir.glob("*.ncu-rep.xz")) + [
+        REPO / "tests" / "data" / f for f in ("ranges_ab.ncu-rep.xz", "add_n1024.ncu-rep.xz")]
+    assert len(paths) >= 58
+    for p in paths:
+        assert report_launches(p) == _actions(p), p.name
+
+
+def test_a_plain_report_cut_between_launches_is_warned_of_with_its_count(foreign_dir, tmp_path):
+    """A plain report cut exactly between two launches reads as whole (no checksum): the
+    import warns, giving the count it holds, 40 where the report had 41."""
+    whole = lzma.decompress((foreign_dir / HEAT).read_bytes())
+    src = tmp_path / "src"
+    src.mkdir()
+    (tmp_path / "whole.ncu-rep").write_bytes(whole)
+    assert report_launches(tmp_path / "whole.ncu-rep") == 41
+    ends = _block_ends(whole)  # cut after the last but one block: the report one launch short
+    (src / "heat.ncu-rep").write_bytes(whole[:ends[-2]])
+    warnings = check_sources(import_plan(src))
+    assert len(warnings) == 1 and "heat.ncu-rep (40 launches)" in warnings[0] and "no checksum" in warnings[0]
+    shutil.copy(foreign_dir / HEAT, src / "heat_xz.ncu-rep.xz")  # xz files carry their checksum: no warning
+    assert "heat_xz" not in check_sources(import_plan(src))[0]
+
+
+def _block_ends(data: bytes) -> list[int]:
+    """Offsets just past each block of a plain report (module docstring of report_info)."""
+    import struct
+
+    from analysis.reports.report_info import _fields
+
+    (h,) = struct.unpack("<I", data[4:8])
+    i, ends = 8 + h, []
+    while i < len(data):
+        (size,) = struct.unpack("<I", data[i:i + 4])
+        header = _fields(data[i + 4:i + 4 + size])
+        i += 4 + size + next((v for n, w, v in header if n == 5 and w == 0), 0)
+        ends.append(i)
+    return ends
+
+
+def test_a_name_that_contradicts_the_report_is_refused_before_import(foreign_dir, tmp_path):
+    """A `{kernel}_n{N}` name whose launches are another kernel: refused before any file is
+    written (the parse job found it only after the file was stored)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(foreign_dir / "piragi__fuzigrad__output__65450b8f.ncu-rep.xz", src / "gemm_n512.ncu-rep.xz")
+    with pytest.raises(ConfigError, match=r"gemm_n512\.ncu-rep\.xz: launch 0 is kernel 'matmul_2d_tiling', "
+                                          r"but the file name says 'gemm'"):
+        check_sources(import_plan(src))
+
+
+@pytest.mark.parametrize("make, cause", [
+    (lambda p: (p / "r.ncu-rep").mkdir(), r"r\.ncu-rep \(not a regular file\)"),
+    (lambda p: (p / "r.ncu-rep.xz").symlink_to(p / "gone"), r"r\.ncu-rep\.xz \(not a regular file: a broken link\)"),
+    (lambda p: shutil.copy(ADD, p / "A.NCU-REP.XZ"), r"A\.NCU-REP\.XZ \(the suffix is \.ncu-rep or \.ncu-rep\.xz, "
+                                                     "in lower case\\)"),
+])
+def test_entries_named_like_reports_that_are_none_are_named(tmp_path, make, cause):
+    shutil.copy(ADD, tmp_path / "good.ncu-rep.xz")
+    make(tmp_path)
+    with pytest.raises(ConfigError, match=f"nothing imported: {cause}"):
+        import_plan(tmp_path)
+
+
+def test_a_folder_named_like_a_report_is_not_called_truncated(tmp_path):
+    (tmp_path / "x.ncu-rep").mkdir()
+    with pytest.raises(ReportError, match="is not a regular file"):
+        report_launches(tmp_path / "x.ncu-rep")
+
+
+def test_one_report_given_twice_to_the_parser_is_refused_naming_both(tmp_path):
+    for d in ("d1", "d2"):
+        (tmp_path / d).mkdir()
+        shutil.copy(ADD, tmp_path / d / "report.ncu-rep.xz")
+    files = [tmp_path / d / "report.ncu-rep.xz" for d in ("d1", "d2")]
+    out = tmp_path / "out"
+    with pytest.raises(AnalysisError, match=r"reports given more than once under one file stem \(report: .*d1.*d2"):
+        write_set_tables(files, "x", None, tmp_path / "cache", out / "m.parquet", out / "i.parquet")
+    with pytest.raises(AnalysisError, match="pandas reads 'null' in a table as a missing value"):
+        write_set_tables(files[:1], "null", None, tmp_path / "cache", out / "m.parquet", out / "i.parquet")
+    assert not out.exists()
+
+
+@pytest.mark.workflow
+def test_bad_names_and_numbers_are_refused_or_warned_of_at_the_start(tmp_path):
+    """Dry runs: every refusal comes before any job; nothing is written under profiles/."""
+    root = _bare_workflow(tmp_path)
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(ADD, src / "add_n1024.ncu-rep.xz")
+    (root / "nan.yaml").write_text("compare:\n  min_rel: .nan\n  noise_factor: .inf\n")
+    cases = [
+        (["--configfile", "nan.yaml", "--config", "gpu=off"],
+         "config compare.min_rel = nan; config compare.noise_factor = inf: not a finite number"),
+        (["import_set", "--config", "gpu=off", f"source={src}", "set=null"],
+         "config set: 'null' cannot name a profile set (pandas reads 'null'"),
+        (["import_set", "--config", "gpu=off", f"source={src}", "set=default"],
+         "config set: 'default' cannot name a profile set ('default' is Snakemake's profile folder)"),
+    ]
+    for args, message in cases:
+        proc = snakemake(root, "-n", *args)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and message in out, (args, out[-2000:])
+    assert not (root / "profiles").exists()
+    # a mistyped compare baseline is said, not silently replaced
+    shutil.copytree(REPO / "profiles" / "a10g_ncu2023.1.1_esmm", root / "profiles" / "a10g_ncu2023.1.1_esmm")
+    (root / "profiles" / "NA" / "reports").mkdir(parents=True)
+    shutil.copy(ADD, root / "profiles" / "NA" / "reports" / "add_n1024.ncu-rep.xz")
+    proc = snakemake(root, "-n", "--config", "gpu=off", "compare_baseline=nonexist")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-2000:]
+    assert "config compare_baseline: profile set nonexist not found (sets: a10g_ncu2023.1.1_esmm)" in out
+    assert "profiles/NA: skipped, not a profile set: pandas reads 'NA'" in out
