@@ -133,3 +133,21 @@ def test_launches_matched_by_name_but_of_other_shapes_say_so(foreign_dir, tmp_pa
         note = (f"same report; launch shape differs (launch__grid_size {row['value_baseline']:g} against "
                 f"{row['value_candidate']:g}")
         assert rows["match"].str.startswith(note).all(), rows["match"].iloc[0]
+
+
+def test_one_report_whose_n_only_one_name_gives_says_why_it_is_unmatched(foreign_dir, tmp_path):
+    """trevorgloe's report named `add_n1024` in one set (N known) and under its own name in
+    the other (N unknown): the same launches match nothing, and each side says at which N the
+    other holds the kernel."""
+    stem = "trevorgloe__GPUAcceleratedNetworkSim__profile__131b6e30"
+    b = _set(foreign_dir, tmp_path, [stem], "b", rename=["add_n1024"])
+    c = _set(foreign_dir, tmp_path, [stem], "c", rename=["run"])
+    d = compare_sets(b, c)
+    dur = d[d["metric"] == DURATION]
+    assert len(dur) and dur["status"].str.startswith("only in").all()
+    base = dur[dur["status"] == "only in baseline"]["match"]
+    cand = dur[dur["status"] == "only in candidate"]["match"]
+    assert len(base) and base.str.startswith("not matched: the other set holds add at N = unknown, this one at "
+                                             "N = 1024").all()
+    assert len(cand) and cand.str.startswith("not matched: the other set holds add at N = 1024, this one at "
+                                             "N = unknown").all()

@@ -146,13 +146,24 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
         counts = other.groupby(KERNEL_KEYS, dropna=False).size().rename("_count").reset_index()
         left = left.merge(names, on=["kernel", "precision", "n"], how="left").merge(counts, on=KERNEL_KEYS,
                                                                                   how="left")
+        # the same kernel (function and mangled name) at other N only, e.g. N known on one side
+        sizes: dict[tuple, set[str]] = {}
+        for k, m, p, n in zip(other["kernel"], other["mangled"], other["precision"], other["n"]):
+            sizes.setdefault((k, m, None if pd.isna(p) else p), set()).add("unknown" if pd.isna(n) else str(int(n)))
         otherwise = []
-        for k, m, o, c in zip(left["kernel"], left["mangled"], left["_others"], left["_count"]):
+        for k, m, p, n, o, c in zip(left["kernel"], left["mangled"], left["precision"], left["n"], left["_others"],
+                                    left["_count"]):
+            at = sorted(sizes.get((k, m, None if pd.isna(p) else p), ()), key=lambda v: (len(v), v))
             if isinstance(o, list) and m not in o:
                 otherwise.append(f"not matched: {k} has other mangled names in the other set ({', '.join(o)})")
             elif not pd.isna(c):
                 otherwise.append(f"not matched: the other set holds {int(c)} launch(es) of {k}, fewer than this one's "
                                  "occurrence")
+            elif at:
+                here = "unknown" if pd.isna(n) else str(int(n))
+                otherwise.append(f"not matched: the other set holds {k} at N = {', '.join(at)}, this one at N = "
+                                 f"{here} (N is unknown where a file name gives none: name both reports alike, "
+                                 "{kernel}_n{N}, to match them)")
             else:
                 otherwise.append(pd.NA)
         reason = left["why"].astype("string").fillna(pd.Series(otherwise, index=left.index, dtype="string"))
