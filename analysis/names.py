@@ -70,7 +70,7 @@ def report_stem(path: str | Path) -> str:
 
 #: Set names that pandas reads back from a CSV as missing values (``pandas.read_csv``'s
 #: default ``na_values``, those made only of the characters a set name may hold): a set so
-#: named would lose its name in every table. tests/test_set_names.py checks each against
+#: named would lose its name in every table. tests/test_input_checks.py checks each against
 #: pandas itself.
 NA_LIKE_NAMES = frozenset({"NA", "NULL", "NaN", "None", "nan", "null"})
 

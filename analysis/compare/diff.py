@@ -154,13 +154,13 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
         for k, m, p, n, o, c in zip(left["kernel"], left["mangled"], left["precision"], left["n"], left["_others"],
                                     left["_count"]):
             at = sorted(sizes.get((k, m, None if pd.isna(p) else p), ()), key=lambda v: (len(v), v))
+            here = "unknown" if pd.isna(n) else str(int(n))
             if isinstance(o, list) and m not in o:
                 otherwise.append(f"not matched: {k} has other mangled names in the other set ({', '.join(o)})")
             elif not pd.isna(c):
                 otherwise.append(f"not matched: the other set holds {int(c)} launch(es) of {k}, fewer than this one's "
                                  "occurrence")
-            elif at:
-                here = "unknown" if pd.isna(n) else str(int(n))
+            elif at and here not in at:
                 otherwise.append(f"not matched: the other set holds {k} at N = {', '.join(at)}, this one at N = "
                                  f"{here} (N is unknown where a file name gives none: name both reports alike, "
                                  "{kernel}_n{N}, to match them)")
