@@ -163,3 +163,25 @@ def test_bad_names_and_numbers_are_refused_or_warned_of_at_the_start(tmp_path):
     assert proc.returncode == 0, out[-2000:]
     assert "config compare_baseline: profile set nonexist not found (sets: a10g_ncu2023.1.1_esmm)" in out
     assert "profiles/NA: skipped, not a profile set: pandas reads 'NA'" in out
+
+
+def test_a_repeat_from_another_gpu_is_refused_at_import_and_in_the_summary(foreign_dir, tmp_path):
+    """trevorgloe's `add` (another GPU) named as repeat 1 of the H200's add_n1024: the import
+    refuses it before any file is written, and a set holding both refuses to summarise
+    (their values would be pooled into one median and one spread)."""
+    from analysis.reports.parse import parse_reports
+    from analysis.reports.tables import set_table, summary
+
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(ADD, src / "add_n1024.ncu-rep.xz")
+    shutil.copy(foreign_dir / "trevorgloe__GPUAcceleratedNetworkSim__profile__131b6e30.ncu-rep.xz",
+                src / "add_n1024_r1.ncu-rep.xz")
+    with pytest.raises(ConfigError, match=r"add_n1024_r1\.ncu-rep\.xz: named a repeat of add_n1024\.ncu-rep\.xz, "
+                                          r"but profiled on .* where that one was on NVIDIA H200"):
+        check_sources(import_plan(src))
+    got = parse_reports(sorted(src.iterdir()), workers=1)
+    got.raise_errors("s")
+    with pytest.raises(AnalysisError, match=r"set s: reports named as repeats of one profile come from other GPUs: "
+                                            r"add_n1024 \(NVIDIA H200\), add_n1024_r1 \("):
+        summary(set_table(got.metrics, "s", {}), None, None)

@@ -75,8 +75,9 @@ def check_sources(plan: dict[str, Path]) -> list[str]:
     block headers are read, about 10 ms a report: :func:`analysis.reports.report_info.report_metadata`);
     or if the stem it would get reads ``{kernel}_n{N...}`` and its launches contradict that
     name (another kernel, another count of launches: :func:`analysis.reports.ncu.check_report_name`,
-    which opens such reports with ``ncu_report``), as the set's parse job would find only
-    once the file is stored.
+    which opens such reports with ``ncu_report``), or it is a repeat ``_r{R}`` of another
+    source profiled on another GPU, as the set's parse job would find only once the file
+    is stored.
 
     Returns:
         One warning per plain ``.ncu-rep`` source: no checksum guards it, and ncu writes a
@@ -91,10 +92,10 @@ def check_sources(plan: dict[str, Path]) -> list[str]:
     from analysis.errors import ReportError
     from analysis.reports.report_info import report_launches, report_metadata
 
-    bad, plain = [], []
+    bad, plain, gpus = [], [], {}
     for stem, src in plan.items():
         try:
-            report_metadata(src)
+            gpus[stem] = report_metadata(src)["gpu"]
             if not src.name.endswith(".xz"):
                 plain.append(f"{src.name} ({report_launches(src)} launches)")
             if ReportName.parse(f"{stem}.ncu-rep") is not None:
@@ -103,6 +104,13 @@ def check_sources(plan: dict[str, Path]) -> list[str]:
                 check_report_name(src, stem)
         except ReportError as exc:
             bad.append(str(exc))
+    for stem in plan:  # a repeat {stem}_r{R} beside its {stem} must be of the same GPU (their values are pooled)
+        name = ReportName.parse(f"{stem}.ncu-rep")
+        base = re.sub(r"_r[1-9]\d*$", "", stem) if name is not None and name.repeat else None
+        if base in gpus and stem in gpus and gpus[base] != gpus[stem]:
+            bad.append(f"{plan[stem].name}: named a repeat of {plan[base].name}, but profiled on {gpus[stem]} "
+                       f"where that one was on {gpus[base]} (a repeat is the same profile run again on the same "
+                       "GPU: rename it without the _r part)")
     if bad:
         raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports "
                           "or contradict their names: " + "; ".join(bad))

@@ -192,6 +192,26 @@ def _refuse_duplicate_launches(metrics: pd.DataFrame) -> None:
                             f"({', '.join(sorted(same))}); keep one (a repeat of a profile is named _r1, _r2, ...)")
 
 
+def _refuse_foreign_repeats(metrics: pd.DataFrame) -> None:
+    """Reports named as repeats of one profile (``{stem}_r1``, ``_r2``, ... beside ``{stem}``)
+    must come from the same GPU: their values are pooled into one median and one
+    run-to-run spread (:mod:`analysis.compare.diff`), which repeats of another GPU would
+    turn into a GPU difference read as noise."""
+    if "gpu" not in metrics or not (metrics["repeat"] > 0).any():
+        return
+    ids = metrics[["report", "repeat", "gpu"]].drop_duplicates(["report", "repeat"])
+    ids = ids.assign(base=[re.sub(r"_r[1-9]\d*$", "", r) if k > 0 else r
+                           for r, k in zip(ids["report"], ids["repeat"])])
+    for base, g in ids.groupby("base", sort=True):
+        gpus = {("unknown" if pd.isna(v) else str(v)) for v in g["gpu"]}
+        if len(gpus) > 1:
+            listed = ", ".join(f"{r} ({'unknown' if pd.isna(v) else v})" for r, v in zip(g["report"], g["gpu"]))
+            where = f"set {metrics['set'].iloc[0]}: " if "set" in metrics and len(metrics) else ""
+            raise AnalysisError(f"{where}reports named as repeats of one profile come from other GPUs: {listed}; "
+                                "a repeat (_r1, _r2, ...) is the same profile run again on the same GPU: rename "
+                                "the others without the _r part, or put them in a set of their own")
+
+
 def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
             timings: pd.DataFrame | None) -> pd.DataFrame:
     """One row per launch (per kernel and N for this workflow's reports) with the
@@ -214,12 +234,14 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
         are; :func:`range_flags`), empty where none.
 
     Raises:
-        AnalysisError: two reports of the set give the same launch (kernel, N and
-            occurrence, repeat 0), e.g. a report of one N beside a report of every N of the
+        AnalysisError: reports named as repeats of one profile come from other GPUs
+            (:func:`_refuse_foreign_repeats`); two reports of the set give the same launch
+            (kernel, N and occurrence, repeat 0), e.g. a report of one N beside a report of every N of the
             same kernel; the message names the set, the kernel, N and both reports.
     """
     keys = ["set", "gpu", "kernel", "precision", "n", "report", "launch"]
     attrs = [c for c in ("mangled", "demangled", "occurrence", "profiling_failed") if c in metrics]
+    _refuse_foreign_repeats(metrics)
     metrics = metrics[metrics["repeat"] == 0]
     _refuse_duplicate_launches(metrics)
     if instances is not None and "repeat" in instances:
