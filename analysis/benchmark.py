@@ -237,6 +237,53 @@ def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str
     return out
 
 
+def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles") -> list[str]:
+    """Lines splitting a run's check/time and profile job times into a part per job and a
+    part that grows with the kernel's own time: a least-squares line (``statistics.
+    linear_regression``) of each job's seconds against the kernel's event-timed medians
+    summed over the job's N, in ms, from ``profiles/{set}/timings.csv`` of the job's set
+    (``{set}/{kernel}`` or ``{set}/{kernel}_n{N...}``), where that set's metadata.json is
+    dated ``day`` (``YYYY-MM-DD``, the run's: a later run may have reused the set's name).
+    Only for a rule with at least 5 such jobs (multi-N profile jobs; a check/time job of a
+    kernel alone ran every N its set's timings hold); none otherwise."""
+    import json
+    import statistics
+
+    out = []
+    timings: dict[str, dict[tuple[str, int], float]] = {}
+    for rule in ("check_time", "profile"):
+        x, y = [], []
+        for r in rows:
+            if r["rule"] != rule or "/" not in r["job"]:
+                continue
+            set_name, stem = r["job"].split("/", 1)
+            if set_name not in timings:
+                timings[set_name] = {}
+                path, meta = profiles / set_name / "timings.csv", profiles / set_name / "metadata.json"
+                if path.is_file() and meta.is_file() and json.loads(meta.read_text(encoding="utf-8")).get(
+                        "date", "").startswith(day):
+                    with open(path, encoding="utf-8") as fh:
+                        timings[set_name] = {(t["kernel"], int(t["n"])): float(t["median_ns"])
+                                             for t in csv.DictReader(fh)}
+            t = timings[set_name]
+            name = ReportName.parse(f"{stem}.ncu-rep")
+            if rule == "profile" and (name is None or name.repeat or len(name.sizes) < 2):
+                continue
+            kernel = name.kernel if name else stem
+            sizes = list(name.sizes) if name else sorted(n for k, n in t if k == kernel)
+            if not sizes or any((kernel, n) not in t for n in sizes):
+                continue
+            x.append(sum(t[(kernel, n)] for n in sizes) / 1e6)
+            y.append(float(r["seconds"]))
+        if len(x) < 5:
+            continue
+        fit = statistics.linear_regression(x, y)
+        out.append(f"{rule} jobs against the kernel's event-timed time at their N (least squares over {len(x)} "
+                   f"jobs): {fit.intercept:.1f} s per job plus {fit.slope:.3f} s per ms; the per-job part comes "
+                   f"to {fit.intercept * len(x):.0f} of their {sum(y):.0f} s.")
+    return out
+
+
 def render_gpu(runs: Path = GPU_RUNS) -> str:
     """The Markdown of docs/gpu-benchmarks.md from every run kept by :func:`collect_gpu_run`:
     per run, jobs and seconds per rule, the GPU's busy time (sum over :data:`GPU_RULES`)
@@ -291,6 +338,9 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
                 lines += ["", f"`ncu --set full` jobs of one kernel at N = {n.replace('-', ', ')} in one ncu "
                           f"process: {len(v)} jobs, mean {sum(v) / len(v):.1f} s, "
                           f"min {min(v):.1f} s, max {max(v):.1f} s."]
+        fits = job_time_fit(rows, meta_path.stem[:10])
+        if fits:
+            lines += [""] + [f"- {f}" for f in fits]
         lines.append("")
     return "\n".join(lines)
 

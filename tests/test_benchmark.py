@@ -96,3 +96,28 @@ def test_a_new_cpu_measurement_keeps_the_hand_written_sections():
     head = page[: len(page) - len(kept)]
     assert "\n## " not in head and "| `snakemake --cores 1`, the whole main job" in head
     assert benchmark.kept_sections(head) == ""
+
+
+def test_job_times_are_split_into_a_part_per_job_and_a_part_per_kernel_ms():
+    """The whole-registry run's profile jobs against its set's timings: the line is a least-
+    squares one (its residuals sum to zero over the jobs), and a run of another day than the
+    set's metadata.json gets none (a later run reused the set's name)."""
+    import statistics
+
+    run = REPO / "docs" / "gpu-runs" / "2026-12-01_whole_registry_wgmma_cluster.csv"
+    with open(run, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    fits = benchmark.job_time_fit(rows, "2026-12-01")
+    assert [f.split(" jobs")[0] for f in fits] == ["check_time", "profile"]
+    with open(REPO / "profiles" / "h200_580.159.04_ncu2025.3.1_registry" / "timings.csv", encoding="utf-8") as fh:
+        t = {(r["kernel"], int(r["n"])): float(r["median_ns"]) for r in csv.DictReader(fh)}
+    x, y = [], []
+    for r in rows:
+        if r["rule"] == "profile":
+            kernel = r["job"].split("/")[1].rsplit("_n", 1)[0]
+            x.append(sum(v for (k, _), v in t.items() if k == kernel) / 1e6)
+            y.append(float(r["seconds"]))
+    fit = statistics.linear_regression(x, y)
+    assert abs(sum(yi - fit.intercept - fit.slope * xi for xi, yi in zip(x, y))) < 1e-6
+    assert f"over {len(x)} jobs): {fit.intercept:.1f} s per job plus {fit.slope:.3f} s per ms" in fits[1]
+    assert benchmark.job_time_fit(rows, "2026-11-30") == []
