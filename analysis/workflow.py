@@ -79,6 +79,29 @@ def non_finite_values(value, where: str = "config") -> list[str]:
     return []
 
 
+#: Config keys that hold a set name or a folder, never a number.
+NAME_KEYS = ("set", "source", "baseline", "candidate", "compare_baseline", "noise_set")
+
+
+def check_names_are_text(config: dict) -> None:
+    """Refuse, before the schema does, a set name or folder that Snakemake read as a number:
+    ``--config`` reads each value as YAML, so ``set=2024``, ``set=nan`` or ``set=1e3`` arrive
+    as 2024, NaN or 1000.0 (shell quotes do not help), and the schema's message ("is not of
+    type 'string'") would not say why; a ``--configfile`` keeps a quoted name as text.
+
+    Raises:
+        ConfigError: naming the key, the value as read and how to pass the text.
+    """
+    values = [(key, config.get(key)) for key in NAME_KEYS]
+    values += [("profile_sets", v) for v in (config.get("profile_sets") or [])
+               if isinstance(config.get("profile_sets"), list)]
+    for key, value in values:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            raise ConfigError(f"config {key}: {value!r} was read as a number (--config reads values as YAML, "
+                              f"quoted or not); a name must be text: give it quoted in a --configfile "
+                              f"({key}: \"{value}\") or choose a name with a letter in it")
+
+
 def check_config(config: dict, kernel_dir: Path) -> None:
     """Refuse a config the schema cannot judge, before any build or GPU work.
 

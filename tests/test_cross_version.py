@@ -106,7 +106,8 @@ def test_one_library_kernel_on_two_gpus_is_matched_launch_to_launch(sgemm):
     # both files are called profile.ncu-rep, so the launches are matched by report name:
     # the A10G's two launches with the A100's first two (of other grids, which the match
     # says), the A100's nine others say why not
-    shape = "same report; launch shape differs (launch__grid_size 2560 against 640)"
+    shape = ("same report; launch shape differs (launch__grid_size 2560 against 640, launch__grid_dim_x 32 against 8, "
+             "launch__grid_dim_y 80 against 16, launch__grid_dim_z 1 against 5)")
     assert list(dur["match"]) == [shape] * 2 + [
         f"not matched: the other set holds 2 launch(es) of {SGEMM}, fewer than this one's occurrence"] * 9
     # a real difference, flagged: 16.7 ms on the A100 against 0.149 ms on the A10G, other

@@ -235,6 +235,17 @@ def test_a_comparison_without_repeats_takes_the_noise_model(knobs, model):
     modelled = diff[diff["noise_source"] == "the model"]
     assert (modelled["status"] == "unchanged").all() and modelled["noise_rel"].notna().all()
     assert len(modelled) > 0.9 * len(diff)
+    # the headline figure's note: rows whose 3 x noise falls under min_rel were held at that
+    # floor and are counted as min_rel, not as the model's
+    from analysis.compare.figures import HEADLINE, threshold_note
+
+    head = diff[diff["metric"].isin(HEADLINE) & diff["value_baseline"].notna()]
+    floor = head[(head["noise_source"] == "the model") & (3 * head["noise_rel"] < 0.005)]
+    above = head[(head["noise_source"] == "the model") & (3 * head["noise_rel"] > 0.005)]
+    note = threshold_note(diff)
+    assert len(floor) and len(above) and "min_rel: 0.5 %" in note
+    lo, hi = 100 * above["threshold_rel"].min(), 100 * above["threshold_rel"].max()
+    assert f"the model: {lo:.3g}-{hi:.3g} %" in note
 
 
 def test_the_timing_samples_are_the_launches_timings_csv_summarises(tmp_path):

@@ -177,11 +177,77 @@ def test_a_repeat_from_another_gpu_is_refused_at_import_and_in_the_summary(forei
     shutil.copy(ADD, src / "add_n1024.ncu-rep.xz")
     shutil.copy(foreign_dir / "trevorgloe__GPUAcceleratedNetworkSim__profile__131b6e30.ncu-rep.xz",
                 src / "add_n1024_r1.ncu-rep.xz")
-    with pytest.raises(ConfigError, match=r"add_n1024_r1\.ncu-rep\.xz: named a repeat of add_n1024\.ncu-rep\.xz, "
-                                          r"but profiled on .* where that one was on NVIDIA H200"):
+    with pytest.raises(ConfigError, match=r"repeats of add_n1024 from other GPUs: add_n1024\.ncu-rep\.xz "
+                                          r"\(NVIDIA H200\), add_n1024_r1\.ncu-rep\.xz \(NVIDIA GeForce"):
         check_sources(import_plan(src))
     got = parse_reports(sorted(src.iterdir()), workers=1)
     got.raise_errors("s")
     with pytest.raises(AnalysisError, match=r"set s: reports named as repeats of one profile come from other GPUs: "
                                             r"add_n1024 \(NVIDIA H200\), add_n1024_r1 \("):
         summary(set_table(got.metrics, "s", {}), None, None)
+
+
+def test_repeats_without_their_base_or_beside_a_stored_one_are_compared_too(foreign_dir, tmp_path):
+    """Repeats 1 and 2 of one profile from two GPUs, with no repeat 0 in the folder; and a
+    repeat from another GPU than the one already in the target set: both refused before any
+    file is written (the parse job found them once stored)."""
+    other = foreign_dir / "trevorgloe__GPUAcceleratedNetworkSim__profile__131b6e30.ncu-rep.xz"
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(ADD, src / "add_n1024_r1.ncu-rep.xz")
+    shutil.copy(other, src / "add_n1024_r2.ncu-rep.xz")
+    with pytest.raises(ConfigError, match=r"repeats of add_n1024 from other GPUs: add_n1024_r1\.ncu-rep\.xz "
+                                          r"\(NVIDIA H200\), add_n1024_r2"):
+        check_sources(import_plan(src))
+    stored = tmp_path / "set" / "reports"
+    stored.mkdir(parents=True)
+    shutil.copy(ADD, stored / "add_n1024.ncu-rep.xz")
+    more = tmp_path / "more"
+    more.mkdir()
+    shutil.copy(other, more / "add_n1024_r1.ncu-rep.xz")
+    assert check_sources(import_plan(more)) == []  # alone it is a whole report
+    with pytest.raises(ConfigError, match=r"add_n1024_r1\.ncu-rep\.xz \(NVIDIA GeForce .*\), .*add_n1024\.ncu-rep"
+                                          r"\.xz \(in the set\) \(NVIDIA H200\)"):
+        check_sources(import_plan(more), tmp_path / "set")
+
+
+def test_a_report_of_no_launch_is_refused_at_import(foreign_dir, tmp_path):
+    """LakshyaSingh354's naive GEMM report cut before its first launch: every block it keeps
+    is whole, so it reads as a report, of no launch; plain or xz, the import refuses it."""
+    whole = lzma.decompress((foreign_dir / "LakshyaSingh354__CudaCode__gemm_reps_naive__7bc2a745.ncu-rep.xz")
+                            .read_bytes())
+    (tmp_path / "whole.ncu-rep").write_bytes(whole)
+    ends = _block_ends(whole)
+    first = next(e for e in ends if _launches_before(whole, e))  # the end of the first launch's block
+    cut = whole[:ends[ends.index(first) - 1]]
+    for name, data in (("naive_n512.ncu-rep", cut), ("prof.ncu-rep.xz", lzma.compress(cut))):
+        src = tmp_path / name.split(".")[0]
+        src.mkdir()
+        (src / name).write_bytes(data)
+        assert report_launches(src / name) == 0
+        with pytest.raises(ConfigError, match=f"{name}: holds no profiled launch"):
+            check_sources(import_plan(src))
+
+
+def _launches_before(data: bytes, end: int) -> int:
+    with tempfile.NamedTemporaryFile(suffix=".ncu-rep") as tmp:
+        tmp.write(data[:end])
+        tmp.flush()
+        return report_launches(tmp.name)
+
+
+@pytest.mark.workflow
+def test_set_names_read_as_numbers_say_how_to_give_them(tmp_path):
+    """`--config set=2024` (or nan, 1e3) arrives as a number: the message says so and how to
+    pass the name as text; a --configfile with the name quoted is planned."""
+    root = _bare_workflow(tmp_path)
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(ADD, src / "add_n1024.ncu-rep.xz")
+    for value, shown in (("2024", "2024"), ("nan", "nan"), ("1e3", "1000.0")):
+        proc = snakemake(root, "-n", "import_set", "--config", "gpu=off", f"set={value}", f"source={src}")
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and f"config set: {shown} was read as a number" in out, out[-1500:]
+    (root / "named.yaml").write_text(f'set: "2024"\nsource: {src}\n')
+    proc = snakemake(root, "-n", "import_set", "--configfile", "named.yaml", "--config", "gpu=off")
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-1500:]

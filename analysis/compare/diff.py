@@ -174,9 +174,11 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={"_b": "b", "_c": "c"}).astype({"b": "Int64", "c": "Int64", "match": "string"})
 
 
-#: Launch statistics that give a launch's shape: matched launches differing in either ran
-#: another problem size or configuration (a comparison row's ``match`` then says so).
-SHAPE_METRICS = ("launch__grid_size", "launch__block_size")
+#: Launch statistics that give a launch's shape: matched launches differing in any ran
+#: another problem size or configuration (a comparison row's ``match`` then says so, in
+#: this order; the dimensions tell 63 x 32 from 32 x 63 blocks).
+SHAPE_METRICS = ("launch__grid_size", "launch__block_size", "launch__grid_dim_x", "launch__grid_dim_y",
+                 "launch__grid_dim_z", "launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z")
 
 
 def _with_shape_notes(m: pd.DataFrame) -> pd.Series:
@@ -193,7 +195,9 @@ def _with_shape_notes(m: pd.DataFrame) -> pd.Series:
         notes.setdefault(int(pair), []).append(f"{metric} {vb:g} against {vc:g}")
     if not notes:
         return m["match"]
-    extra = m["_pair"].map({p: "; launch shape differs (" + ", ".join(sorted(v)) + ")" for p, v in notes.items()})
+    order = {metric: i for i, metric in enumerate(SHAPE_METRICS)}
+    extra = m["_pair"].map({p: "; launch shape differs (" + ", ".join(sorted(v, key=lambda t: order[t.split()[0]]))
+                               + ")" for p, v in notes.items()})
     return (m["match"] + extra.astype("string")).where(extra.notna(), m["match"]).astype("string")
 
 

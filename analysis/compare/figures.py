@@ -261,21 +261,32 @@ def colour_limit(values: np.ndarray) -> tuple[float, float]:
     return (max(MIN_LIMIT_PCT, round_up(pct)) if pct > 0 else MIN_LIMIT_PCT), pct
 
 
-def threshold_note(diff: pd.DataFrame) -> str:
+def threshold_note(diff: pd.DataFrame, min_rel: float | None = None) -> str:
     """Where the thresholds of a comparison's headline rows (:data:`HEADLINE`, both sides
     valued) came from, for the figure's note: each ``noise_source`` with its range of
-    ``threshold_rel`` in %, e.g. ``noise model of SET: 0.5-546 %; none: default_rel: 5 %``;
-    "none" where no such row has a threshold."""
+    ``threshold_rel`` in %, e.g. ``noise model of SET: 2-546 %; min_rel: 0.5 %; none:
+    default_rel: 5 %``; "none" where no such row has a threshold. A row with a noise whose
+    threshold is ``min_rel`` (default :class:`analysis.compare.diff.Thresholds`' own) was
+    held at that floor (threshold = max(noise_factor x noise, min_rel)) and counts as
+    ``min_rel``, not as its noise's source."""
+    import numpy as np
+
+    from analysis.compare.diff import Thresholds
+
+    floor = Thresholds().min_rel if min_rel is None else min_rel
     d = diff[diff["metric"].isin(HEADLINE) & diff["threshold_rel"].notna()
              & diff["value_baseline"].notna() & diff["value_candidate"].notna()]
+    at_floor = d["noise_rel"].notna() & np.isclose(d["threshold_rel"], floor, rtol=1e-9, atol=0)
+    source = d["noise_source"].astype("string").where(~at_floor, "min_rel")
     parts = []
-    for source, g in d.groupby("noise_source", sort=True):
+    for name, g in d.groupby(source, sort=True):
         lo, hi = 100 * g["threshold_rel"].min(), 100 * g["threshold_rel"].max()
-        parts.append(f"{source}: {lo:.3g} %" if f"{lo:.3g}" == f"{hi:.3g}" else f"{source}: {lo:.3g}-{hi:.3g} %")
+        parts.append(f"{name}: {lo:.3g} %" if f"{lo:.3g}" == f"{hi:.3g}" else f"{name}: {lo:.3g}-{hi:.3g} %")
     return "; ".join(parts) or "none"
 
 
-def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUMNS):
+def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUMNS,
+                    min_rel: float | None = None):
     """Relative change of the headline metrics (:data:`HEADLINE`) per kernel identity, N and
     launch, as a heat map in %, every cell annotated with its value.
 
@@ -289,6 +300,8 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
     value is bold and starred; grey cells have no value on a side (n/a) or units that do
     not convert (unit). Values are written in white on the dark ends of the colour scale
     (luma 0.2126 R + 0.7152 G + 0.0722 B of the cell's colour under 0.4), black elsewhere.
+    The note under it says where the thresholds came from (:func:`threshold_note`, with
+    ``min_rel`` the comparison's floor).
 
     Returns:
         A matplotlib Figure (the project's STYLE); a small one saying so where the two
@@ -373,7 +386,7 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
             ax.grid(False)
         cb = fig.colorbar(im, ax=list(axes), fraction=0.03 if panels == 1 else 0.015, extend=extend)
         cb.set_label("relative change (%),\ncandidate vs baseline", fontsize=6)
-        notes = [f"* = beyond the row's threshold ({threshold_note(diff)}); "
+        notes = [f"* = beyond the row's threshold ({threshold_note(diff, min_rel)}); "
                  "grey: no value in a set (n/a) or units that do not convert (unit)",
                  f"colour scale ends at \u00b1{lim:,g} % (the {COLOUR_PERCENTILE:g}th percentile of |change|, {pct:,.3g} %,"
                  f" rounded up; at least {MIN_LIMIT_PCT:g} %); outlined cells lie beyond it, their value written"]

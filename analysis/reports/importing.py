@@ -69,21 +69,31 @@ def import_plan(source: str | Path) -> dict[str, Path]:
     return plan
 
 
-def check_sources(plan: dict[str, Path]) -> list[str]:
+def _repeat_base(stem: str) -> str | None:
+    """The stem of the profile a report stem repeats (``k_n512`` for ``k_n512_r2``, and
+    for ``k_n512`` itself), or None for a stem that names no kernel and N."""
+    name = ReportName.parse(f"{stem}.ncu-rep")
+    if name is None:
+        return None
+    return re.sub(r"_r[1-9]\d*$", "", stem) if name.repeat else stem
+
+
+def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -> list[str]:
     """Refuse an import before any file is written if a source is not a whole Nsight
-    Compute report: empty, not xz though named ``.xz``, cut short, or not a report (its
-    block headers are read, about 10 ms a report: :func:`analysis.reports.report_info.report_metadata`);
+    Compute report: empty, not xz though named ``.xz``, cut short, not a report, or one of
+    no profiled launch (its block headers are read, about 10 ms a report:
+    :func:`analysis.reports.report_info.report_metadata`, :func:`~analysis.reports.report_info.report_launches`);
     or if the stem it would get reads ``{kernel}_n{N...}`` and its launches contradict that
     name (another kernel, another count of launches: :func:`analysis.reports.ncu.check_report_name`,
-    which opens such reports with ``ncu_report``), or it is a repeat ``_r{R}`` of another
-    source profiled on another GPU, as the set's parse job would find only once the file
-    is stored.
+    which opens such reports with ``ncu_report``); or if it is a repeat (``{stem}_r{R}``) of
+    a profile whose other repeats, here or already in ``set_folder``'s reports, were
+    profiled on another GPU (both GPUs known): what the set's parse job would find only
+    once the files are stored.
 
     Returns:
         One warning per plain ``.ncu-rep`` source: no checksum guards it, and ncu writes a
         block per launch, so a file cut between two launches reads as a whole report with
-        fewer; the warning gives the launch count it holds
-        (:func:`analysis.reports.report_info.report_launches`) to check against what was
+        fewer; the warning gives the launch count it holds to check against what was
         profiled.
 
     Raises:
@@ -92,25 +102,46 @@ def check_sources(plan: dict[str, Path]) -> list[str]:
     from analysis.errors import ReportError
     from analysis.reports.report_info import report_launches, report_metadata
 
-    bad, plain, gpus = [], [], {}
+    bad, plain = [], []
+    gpus: dict[str, tuple[str, str | None]] = {}  # stem -> (file name, GPU)
     for stem, src in plan.items():
         try:
-            gpus[stem] = report_metadata(src)["gpu"]
+            gpus[stem] = (src.name, report_metadata(src)["gpu"])
+            launches = report_launches(src)
+            if launches == 0:
+                bad.append(f"{src}: holds no profiled launch (cut short before its first, or a session of no "
+                           "kernel)")
+                continue
             if not src.name.endswith(".xz"):
-                plain.append(f"{src.name} ({report_launches(src)} launches)")
+                plain.append(f"{src.name} ({launches} launches)")
             if ReportName.parse(f"{stem}.ncu-rep") is not None:
                 from analysis.reports.ncu import check_report_name
 
                 check_report_name(src, stem)
         except ReportError as exc:
             bad.append(str(exc))
-    for stem in plan:  # a repeat {stem}_r{R} beside its {stem} must be of the same GPU (their values are pooled)
-        name = ReportName.parse(f"{stem}.ncu-rep")
-        base = re.sub(r"_r[1-9]\d*$", "", stem) if name is not None and name.repeat else None
-        if base in gpus and stem in gpus and gpus[base] != gpus[stem]:
-            bad.append(f"{plan[stem].name}: named a repeat of {plan[base].name}, but profiled on {gpus[stem]} "
-                       f"where that one was on {gpus[base]} (a repeat is the same profile run again on the same "
-                       "GPU: rename it without the _r part)")
+    # repeats of one profile must be of one GPU: their values are pooled into one median and spread
+    groups: dict[str, list[tuple[str, str | None]]] = {}
+    for stem, (name, gpu) in gpus.items():
+        base = _repeat_base(stem)
+        if base is not None:
+            groups.setdefault(base, []).append((name, gpu))
+    stored = Path(set_folder) / "reports" if set_folder is not None else None
+    if stored is not None and stored.is_dir() and groups:
+        for p in sorted(stored.iterdir()):
+            stem = report_stem(p)
+            base = _repeat_base(stem)
+            if base in groups and stem not in plan and p.is_file():
+                try:
+                    groups[base].append((f"{p} (in the set)", report_metadata(p)["gpu"]))
+                except ReportError:
+                    continue  # the set's own parse job names a broken stored report
+    for base, members in sorted(groups.items()):
+        known = {gpu for _, gpu in members if gpu}
+        if len(known) > 1:
+            listed = ", ".join(f"{name} ({gpu or 'GPU unknown'})" for name, gpu in members)
+            bad.append(f"repeats of {base} from other GPUs: {listed} (a repeat _r1, _r2, ... is the same profile "
+                       "run again on the same GPU: rename the others without the _r part)")
     if bad:
         raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports "
                           "or contradict their names: " + "; ".join(bad))

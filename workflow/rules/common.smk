@@ -15,11 +15,12 @@ from analysis.reports.importing import check_import_target, check_sources, impor
 from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
-from analysis.workflow import (build_tools, check_config, committed_sets, kernel_options, kernel_target, local_gpu,
-                               parse_readers, SetIdentity, comparison_pairs, set_reports, skipped_for_arch,
-                               tiling_from_config, unpaired_sets)
+from analysis.workflow import (build_tools, check_config, check_names_are_text, committed_sets, kernel_options,
+                               kernel_target, local_gpu, parse_readers, SetIdentity, comparison_pairs, set_reports,
+                               skipped_for_arch, tiling_from_config, unpaired_sets)
 
 
+check_names_are_text(config)  # before the schema, whose message would not say why
 validate(config, schema="../schemas/config.schema.yaml")
 check_config(config, Path("kernels"))
 
@@ -107,7 +108,7 @@ if IMPORT_SET:
         raise ConfigError(f"config set: {IMPORT_SET!r} is taken (it is this GPU's own profile set); "
                           "choose another name")
     check_import_target(IMPORT, Path("profiles") / IMPORT_SET)
-    for _line in check_sources(IMPORT):  # every file a whole report, before any is written
+    for _line in check_sources(IMPORT, Path("profiles") / IMPORT_SET):  # whole reports, before any is written
         _warn_once(_line)
     if IMPORT_SET not in SETS:
         SETS.append(IMPORT_SET)

@@ -31,7 +31,8 @@ with logged(sm.log[0]):
     with atomic_path(sm.output.diff) as tmp:
         diff.to_parquet(tmp, index=False)
     write_csv(diff[diff["flagged"]], sm.output.changes)
-    save(headline_figure(diff, f"{b}\nagainst {a}"), sm.output.png, sm.output.pdf)
+    save(headline_figure(diff, f"{b}\nagainst {a}", min_rel=Thresholds(**sm.params.thresholds).min_rel),
+         sm.output.png, sm.output.pdf)
     counts = status_counts(diff, reason_counts(diff, diff["reason"]))
     write_csv(counts, sm.output.statuses)
     print(counts.to_string(index=False))
