@@ -100,14 +100,14 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
         ConfigError: naming every such file (its original name) and the cause.
     """
     from analysis.errors import ReportError
-    from analysis.reports.report_info import report_launches, report_metadata
+    from analysis.reports.report_info import report_facts, report_metadata
 
     bad, plain = [], []
     gpus: dict[str, tuple[str, str | None]] = {}  # stem -> (file name, GPU)
     for stem, src in plan.items():
         try:
-            gpus[stem] = (src.name, report_metadata(src)["gpu"])
-            launches = report_launches(src)
+            meta, launches = report_facts(src)
+            gpus[stem] = (src.name, meta["gpu"])
             if launches == 0:
                 bad.append(f"{src}: holds no profiled launch (cut short before its first, or a session of no "
                            "kernel)")
