@@ -63,6 +63,14 @@ class ReportName:
                 + (f"_r{self.repeat}" if self.repeat else ""))
 
 
+def launch_source(report: str) -> str:
+    """The report part of a launch's identity: the stem of a report named
+    ``{kernel}_n{N...}_r{R}`` without ``_r{R}`` (its repeats share it), else the stem itself
+    (``profile`` for ``profile.ncu-rep``)."""
+    name = ReportName.parse(f"{report}.ncu-rep")
+    return ReportName(name.kernel, name.sizes).stem if name else report
+
+
 def report_stem(path: str | Path) -> str:
     """A report file's name without ``.ncu-rep`` or ``.ncu-rep.xz``."""
     return Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep")

@@ -83,6 +83,13 @@ def non_finite_values(value, where: str = "config") -> list[str]:
 NAME_KEYS = ("set", "source", "baseline", "candidate", "compare_baseline", "noise_set")
 
 
+def _named(config: dict, keys: tuple[str, ...] = NAME_KEYS) -> list[tuple[str, object]]:
+    """(key, value) of ``keys`` and of each entry of ``profile_sets`` where it is a list."""
+    sets = config.get("profile_sets")
+    return [(key, config.get(key)) for key in keys] + (
+        [("profile_sets", v) for v in sets] if isinstance(sets, list) else [])
+
+
 def check_names_are_text(config: dict) -> None:
     """Refuse, before the schema does, a set name or folder that Snakemake read as a number:
     ``--config`` reads each value as YAML, so ``set=2024``, ``set=nan`` or ``set=1e3`` arrive
@@ -92,10 +99,7 @@ def check_names_are_text(config: dict) -> None:
     Raises:
         ConfigError: naming the key, the value as read and how to pass the text.
     """
-    values = [(key, config.get(key)) for key in NAME_KEYS]
-    values += [("profile_sets", v) for v in (config.get("profile_sets") or [])
-               if isinstance(config.get("profile_sets"), list)]
-    for key, value in values:
+    for key, value in _named(config):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             raise ConfigError(f"config {key}: {value!r} was read as a number (--config reads values as YAML, "
                               f"quoted or not); a name must be text: give it quoted in a --configfile "
@@ -122,9 +126,7 @@ def check_config(config: dict, kernel_dir: Path) -> None:
     bad = non_finite_values(config)
     if bad:
         raise ConfigError(f"{'; '.join(bad)}: not a finite number (thresholds and sizes must be numbers)")
-    named = [(key, config.get(key)) for key in ("set", "baseline", "candidate", "compare_baseline", "noise_set")]
-    named += [("profile_sets", s) for s in config.get("profile_sets") or []]
-    for key, name in named:
+    for key, name in _named(config, tuple(k for k in NAME_KEYS if k != "source")):
         why = set_name_problem(name) if isinstance(name, str) else None
         if why:
             raise ConfigError(f"config {key}: {name!r} cannot name a profile set ({why}); choose another name")

@@ -177,6 +177,8 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
 #: Launch statistics that give a launch's shape: matched launches differing in any ran
 #: another problem size or configuration (a comparison row's ``match`` then says so, in
 #: this order; the dimensions tell 63 x 32 from 32 x 63 blocks).
+#: What :func:`_with_shape_notes` adds to ``match`` (the explanations page finds such pairs by it).
+SHAPE_NOTE = "launch shape differs"
 SHAPE_METRICS = ("launch__grid_size", "launch__block_size", "launch__grid_dim_x", "launch__grid_dim_y",
                  "launch__grid_dim_z", "launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z")
 
@@ -196,7 +198,7 @@ def _with_shape_notes(m: pd.DataFrame) -> pd.Series:
     if not notes:
         return m["match"]
     order = {metric: i for i, metric in enumerate(SHAPE_METRICS)}
-    extra = m["_pair"].map({p: "; launch shape differs (" + ", ".join(sorted(v, key=lambda t: order[t.split()[0]]))
+    extra = m["_pair"].map({p: f"; {SHAPE_NOTE} (" + ", ".join(sorted(v, key=lambda t: order[t.split()[0]]))
                                + ")" for p, v in notes.items()})
     return (m["match"] + extra.astype("string")).where(extra.notna(), m["match"]).astype("string")
 

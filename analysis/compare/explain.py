@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.compare.diff import SHAPE_NOTE
 from analysis.io import write_csv, write_text
 from analysis.study.drawing import save
 from analysis.study.evidence import SetEvidence, duration_change
@@ -57,10 +58,10 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
             "Each kernel at the largest N matched in both sets, largest relative change first; every matched "
             "N is in explanations.csv. A section per kernel: the pair's page, as for kernel pairs within a set.\n",
             "| kernel | b / a (event or ncu) | verdict | top parts beyond noise |", "| --- | --- | --- | --- |"]
-    shaped = launches[launches["match"].str.contains("launch shape differs", regex=False, na=False)]
+    shaped = launches[launches["match"].str.contains(SHAPE_NOTE, regex=False, na=False)]
     if len(shaped):
         listed = "; ".join(dict.fromkeys(
-            f"{r.kernel}{'' if pd.isna(r.n) else f' N={r.n}'} ({r.match.split('launch shape differs (', 1)[1]}"
+            f"{r.kernel}{'' if pd.isna(r.n) else f' N={r.n}'} ({r.match.split(f'{SHAPE_NOTE} (', 1)[1]}"
             for r in shaped.itertuples()))
         text[2:2] = [f"**Launches of other shapes were matched by name** ({listed}): each ran another problem "
                      "size or configuration, so its duration change is not that of one kernel across versions.\n"]

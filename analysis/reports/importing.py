@@ -19,7 +19,7 @@ from pathlib import Path
 
 from analysis.errors import ConfigError
 from analysis.io import atomic_path
-from analysis.names import ReportName, report_stem
+from analysis.names import ReportName, launch_source, report_stem
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -69,15 +69,6 @@ def import_plan(source: str | Path) -> dict[str, Path]:
     return plan
 
 
-def _repeat_base(stem: str) -> str | None:
-    """The stem of the profile a report stem repeats (``k_n512`` for ``k_n512_r2``, and
-    for ``k_n512`` itself), or None for a stem that names no kernel and N."""
-    name = ReportName.parse(f"{stem}.ncu-rep")
-    if name is None:
-        return None
-    return re.sub(r"_r[1-9]\d*$", "", stem) if name.repeat else stem
-
-
 def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -> list[str]:
     """Refuse an import before any file is written if a source is not a whole Nsight
     Compute report: empty, not xz though named ``.xz``, cut short, not a report, or one of
@@ -123,17 +114,14 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     # repeats of one profile must be of one GPU: their values are pooled into one median and spread
     groups: dict[str, list[tuple[str, str | None]]] = {}
     for stem, (name, gpu) in gpus.items():
-        base = _repeat_base(stem)
-        if base is not None:
-            groups.setdefault(base, []).append((name, gpu))
+        groups.setdefault(launch_source(stem), []).append((name, gpu))
     stored = Path(set_folder) / "reports" if set_folder is not None else None
     if stored is not None and stored.is_dir() and groups:
         for p in sorted(stored.iterdir()):
             stem = report_stem(p)
-            base = _repeat_base(stem)
-            if base in groups and stem not in plan and p.is_file():
+            if launch_source(stem) in groups and stem not in plan and p.is_file():
                 try:
-                    groups[base].append((f"{p} (in the set)", report_metadata(p)["gpu"]))
+                    groups[launch_source(stem)].append((f"{p} (in the set)", report_metadata(p)["gpu"]))
                 except ReportError:
                     continue  # the set's own parse job names a broken stored report
     for base, members in sorted(groups.items()):

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from analysis.names import ReportName
+from analysis.names import launch_source  # noqa: F401 (named here too)
 
 #: What identifies one launch of a set (:func:`launch_source` of its report; ``range_name``:
 #: the NVTX name of a range-replay range, NA otherwise; ncu's function and mangled names,
@@ -56,14 +56,6 @@ def canonical_names(table: pd.DataFrame, alias: pd.DataFrame | None = None) -> p
         out.loc[idx, "renamed_from"] = old
         out.loc[idx, "metric"] = new
     return out
-
-
-def launch_source(report: str) -> str:
-    """The report part of a launch's identity: the stem of a report named
-    ``{kernel}_n{N...}_r{R}`` without ``_r{R}`` (its repeats share it), else the stem itself
-    (``profile`` for ``profile.ncu-rep``)."""
-    name = ReportName.parse(f"{report}.ncu-rep")
-    return ReportName(name.kernel, name.sizes).stem if name else report
 
 
 def _with_identity(table: pd.DataFrame) -> pd.DataFrame:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.errors import AnalysisError
+from analysis.names import launch_source
 from analysis.reports.setfiles import read_metadata  # noqa: F401 (the set tables' reader of metadata.json)
 
 #: Set-level columns, in order, put in front of the per-report columns.
@@ -199,11 +200,10 @@ def _refuse_foreign_repeats(metrics: pd.DataFrame) -> None:
     turn into a GPU difference read as noise."""
     if "gpu" not in metrics or not (metrics["repeat"] > 0).any():
         return
-    ids = metrics[["report", "repeat", "gpu"]].drop_duplicates(["report", "repeat"])
-    ids = ids.assign(base=[re.sub(r"_r[1-9]\d*$", "", r) if k > 0 else r
-                           for r, k in zip(ids["report"], ids["repeat"])])
+    ids = metrics[["report", "gpu"]].drop_duplicates("report")
+    ids = ids.assign(base=[launch_source(r) for r in ids["report"]])
     for base, g in ids.groupby("base", sort=True):
-        gpus = {("unknown" if pd.isna(v) else str(v)) for v in g["gpu"]}
+        gpus = {str(v) for v in g["gpu"] if not pd.isna(v)}  # a GPU a report does not give is not compared
         if len(gpus) > 1:
             listed = ", ".join(f"{r} ({'unknown' if pd.isna(v) else v})" for r, v in zip(g["report"], g["gpu"]))
             where = f"set {metrics['set'].iloc[0]}: " if "set" in metrics and len(metrics) else ""
