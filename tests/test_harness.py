@@ -401,3 +401,41 @@ def test_the_gpu_comparison_equals_the_hosts(prec_name):
         assert (dev.passed, dev.bad_count, dev.first_bad, dev.tolerance) == (host.passed, host.bad_count,
                                                                             host.first_bad, host.tolerance)
         assert dev.max_abs_error == host.max_abs_error and dev.rel_fro_error == pytest.approx(host.rel_fro_error)
+
+
+def test_host_inputs_are_numpys_draws_of_the_seed():
+    """Without CuPy's GPU path, make_inputs draws what NumPy's generator gives for the seed:
+    INT8 as int8 directly, FP16 uniform in [-1, 1], so a record's seed replays its inputs."""
+    _, _, a, b = make_inputs(PRECISIONS["int8"], 32, 16, 64, np.random.default_rng(21))
+    rng = np.random.default_rng(21)
+    assert np.array_equal(a, rng.integers(-128, 128, size=(32, 64), dtype=np.int8))
+    assert np.array_equal(b, rng.integers(-128, 128, size=(16, 64), dtype=np.int8))
+    a16, *_ = make_inputs(PRECISIONS["fp16"], 8, 8, 16, np.random.default_rng(22))
+    assert np.array_equal(a16, np.random.default_rng(22).uniform(-1, 1, size=(8, 16)).astype(np.float16))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("prec", ["fp16", "int8", "int4"])
+@pytest.mark.parametrize("b_layout", ["col", "row"])
+def test_inputs_drawn_on_the_gpu(prec, b_layout):
+    """device_rng gives CuPy on a GPU; its inputs stay there, span the precision's range, are
+    the same for one seed, and their byte images hold the values (INT4 unpacked here)."""
+    cupy = pytest.importorskip("cupy")
+    from analysis.gpu.harness import device_rng
+
+    p = PRECISIONS[prec]
+    xp, rng = device_rng(5)
+    assert xp is cupy
+    a_dev, b_dev, a, b = make_inputs(p, 128, 64, 256, rng, b_layout=b_layout, xp=xp)
+    assert all(isinstance(v, cupy.ndarray) for v in (a_dev, b_dev, a, b))
+    assert a.shape == (128, 256) and b.shape == (64, 256) and a.dtype == np.float64
+    assert float(a.min()) >= p.lo and float(a.max()) <= p.hi and int(cupy.count_nonzero(a)) > 0.9 * a.size
+    if p.exact:  # every integer of the range is drawn
+        assert int(cupy.unique(a).size) == p.hi - p.lo + 1
+    again = make_inputs(p, 128, 64, 256, device_rng(5)[1], b_layout=b_layout, xp=xp)
+    assert bool(cupy.array_equal(again[2], a)) and bool(cupy.array_equal(again[3], b))
+    img = cupy.asnumpy(b_dev)
+    if prec == "int4":
+        nib = np.stack([img & 0xF, img >> 4], axis=-1).reshape(img.shape[0], -1).astype(np.int16)
+        img = np.where(nib > 7, nib - 16, nib)
+    assert np.array_equal(img.astype(np.float64), cupy.asnumpy(b if b_layout == "col" else b.T))

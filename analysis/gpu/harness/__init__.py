@@ -19,7 +19,8 @@ from __future__ import annotations
 from analysis.gpu.harness.check import CheckResult, compare, fp32_accumulation_bound  # noqa: F401
 from analysis.gpu.harness.cli import command, main  # noqa: F401
 from analysis.gpu.harness.driver import _check, primary_context  # noqa: F401
-from analysis.gpu.harness.inputs import ACCUMULATORS, B_LAYOUTS, _pack_int4, make_inputs, matmul_f64, sample_rows  # noqa: F401
+from analysis.gpu.harness.inputs import (ACCUMULATORS, B_LAYOUTS, _pack_int4, device_rng,  # noqa: F401
+                                         gpu_array_module, make_inputs, matmul_f64, sample_rows)
 from analysis.gpu.harness.runner import GemmRunner, POISON_F32, POISON_S32, check_and_time, profile_target  # noqa: F401
 from analysis.gpu.harness.tiling import Tiling  # noqa: F401
 from analysis.gpu.harness.timing import Timing, _gate, time_launches  # noqa: F401

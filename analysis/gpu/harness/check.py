@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from analysis.precision import Precision
-from analysis.gpu.harness.inputs import matmul_f64
+from analysis.gpu.harness.inputs import gpu_array_module, matmul_f64
 
 
 @dataclass
@@ -49,14 +49,8 @@ def fp32_accumulation_bound(a: np.ndarray, b_t: np.ndarray) -> tuple[float, np.n
 def _array_module():
     """CuPy where it is installed and sees a GPU (the comparison then runs on the device and
     only scalars come back: at M = N = K = 8192 the elementwise work on the host took seconds
-    per check), else NumPy."""
-    try:
-        import cupy
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            raise RuntimeError("no GPU")
-        return cupy
-    except Exception:  # no CuPy, no driver or no device: the host
-        return np
+    per check), else NumPy (:func:`analysis.gpu.harness.inputs.gpu_array_module`)."""
+    return gpu_array_module()
 
 
 def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
@@ -65,7 +59,7 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
 
     Args:
         c: the kernel's output, (M, N) float32 or int32.
-        a, b_t: the inputs as float64, A (M, K) and B^T (N, K).
+        a, b_t: the inputs as float64, A (M, K) and B^T (N, K), NumPy or CuPy arrays.
         prec: the input precision (decides exact or bounded comparison).
         rows: compare only these rows of C (all N columns); None compares all of C.
         accumulator: ``"f16"`` for FP16 accumulation: exact comparison, the inputs being
@@ -90,9 +84,9 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
 
 def _compare(xp, c, a, b_t, prec: Precision, rows, accumulator) -> CheckResult:
     row_ids = np.arange(c.shape[0]) if rows is None else np.asarray(rows)
+    a, b_t = xp.asarray(a), xp.asarray(b_t)  # a and b_t may be on the GPU already (CuPy)
     if rows is not None:
-        c, a = c[row_ids], a[row_ids]
-    a, b_t = xp.asarray(a), xp.asarray(b_t)
+        c, a = c[row_ids], a[xp.asarray(row_ids)]
     ref = a @ b_t.T
     diff = xp.abs(xp.asarray(c).astype(np.float64) - ref)
     diff[xp.isnan(diff)] = np.inf

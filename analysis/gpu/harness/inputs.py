@@ -21,23 +21,30 @@ def _pack_int4(v: np.ndarray) -> np.ndarray:
     return ((v[:, 0::2] & 0xF) | ((v[:, 1::2] & 0xF) << 4)).astype(np.uint8)
 
 
-def make_inputs(prec: Precision, m: int, n: int, k: int, rng: np.random.Generator, *,
-                accumulator: str | None = None, b_layout: str = "col"):
+def make_inputs(prec: Precision, m: int, n: int, k: int, rng, *,
+                accumulator: str | None = None, b_layout: str = "col", xp=np):
     """Random A (M x K) and B (K x N) as device bytes plus their values.
 
     Args:
         prec: input precision; INT8 values in [-128, 127], INT4 in [-8, 7], FP16 uniform
             in [-1, 1].
+        rng: the generator the values are drawn from: ``numpy.random.default_rng(seed)``
+            (PCG64) for NumPy arrays, ``cupy.random.default_rng(seed)`` (XORWOW) with
+            ``xp=cupy`` (:func:`device_rng`). One seed gives other values under each.
         accumulator: ``"f16"`` draws FP16 integers in {-1, 0, 1} instead, so that every
             partial sum of an FP16 accumulation is an exactly representable integer (FP16
             holds every integer up to 2048 in magnitude; a random walk of K <= 8192 such
             terms passes 2048 with probability below 1e-100 by Hoeffding's inequality).
         b_layout: ``"col"`` uploads B as N rows of K elements, ``"row"`` as K rows of N.
+        xp: the array module, ``numpy`` (arrays on the host) or ``cupy`` (drawn and kept on
+            the GPU: at M = N = K = 8192 drawing FP16 inputs and their float64 copies on the
+            host took seconds per N, docs/gpu-benchmarks.md).
 
     Returns:
         (a_bytes, b_bytes, a_vals, b_vals): the byte images uploaded to the GPU (INT4 packed
         two per byte along the contiguous dimension, low nibble first) and the values as
-        float64 arrays for the reference, A (M, K) and B^T (N, K) whatever the layout.
+        float64 arrays for the reference, A (M, K) and B^T (N, K) whatever the layout; all
+        four of ``xp``'s array type.
 
     Raises:
         ValueError: an unknown accumulator or layout, or f16 accumulation for integers.
@@ -49,16 +56,45 @@ def make_inputs(prec: Precision, m: int, n: int, k: int, rng: np.random.Generato
         raise ValueError(f"FP16 accumulation needs FP16 inputs, not {prec.name}")
     if prec.name == "fp16":
         if accumulator == "f16":
-            draw = lambda rows, cols: rng.integers(-1, 2, size=(rows, cols)).astype(np.float16)  # noqa: E731
+            def draw(rows, cols):
+                return rng.integers(-1, 2, size=(rows, cols)).astype(np.float16)
         else:
-            draw = lambda rows, cols: rng.uniform(prec.lo, prec.hi, size=(rows, cols)).astype(np.float16)  # noqa: E731
-        a, b_t = draw(m, k), draw(n, k)
+            def draw(rows, cols):
+                return rng.uniform(prec.lo, prec.hi, size=(rows, cols)).astype(np.float16)
     else:
-        a = rng.integers(prec.lo, prec.hi + 1, size=(m, k), dtype=np.int8)
-        b_t = rng.integers(prec.lo, prec.hi + 1, size=(n, k), dtype=np.int8)
-    b_img = b_t if b_layout == "col" else np.ascontiguousarray(b_t.T)
+        # CuPy's generator adds the low bound to unsigned draws, which casting to int8 refuses:
+        # it draws int64, narrowed after (every value fits)
+        wide = np.int8 if xp is np else np.int64
+
+        def draw(rows, cols):
+            return rng.integers(prec.lo, prec.hi + 1, size=(rows, cols), dtype=wide).astype(np.int8, copy=False)
+    a, b_t = draw(m, k), draw(n, k)
+    b_img = b_t if b_layout == "col" else xp.ascontiguousarray(b_t.T)
     a_dev, b_dev = (_pack_int4(a), _pack_int4(b_img)) if prec.name == "int4" else (a, b_img)
     return a_dev, b_dev, a.astype(np.float64), b_t.astype(np.float64)
+
+
+def gpu_array_module():
+    """CuPy where it is installed and sees a GPU, else NumPy (no CuPy, no driver or no device)."""
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise RuntimeError("no GPU")
+    except Exception:  # no CuPy, no driver or no device: the host
+        return np
+    return cupy
+
+
+def device_rng(seed: int):
+    """The array module of :func:`gpu_array_module` and its generator seeded with ``seed``:
+    ``(cupy, cupy.random.default_rng(seed))`` on a GPU with CuPy, else ``(numpy,
+    numpy.random.default_rng(seed))``; what :func:`make_inputs` draws a kernel's inputs with.
+
+    Args:
+        seed: 0 <= seed < 2**64 (the harness draws 32-bit seeds).
+    """
+    xp = gpu_array_module()
+    return xp, xp.random.default_rng(seed)
 
 
 def sample_rows(m: int, block_m: int, rng: np.random.Generator, blocks: int = 2) -> np.ndarray:

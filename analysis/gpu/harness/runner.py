@@ -12,7 +12,7 @@ from analysis.errors import CheckFailedError, ConfigError
 from analysis.precision import gemm_ops, precision_of
 from analysis.gpu.harness.check import CheckResult, compare
 from analysis.gpu.harness.driver import _check, primary_context
-from analysis.gpu.harness.inputs import make_inputs, sample_rows
+from analysis.gpu.harness.inputs import device_rng, make_inputs, sample_rows
 from analysis.gpu.harness.tiling import Tiling
 from analysis.gpu.harness.timing import Timing, time_launches
 from analysis.gpu.harness.tma import TENSOR_MAP_BYTES, TMA_GLOBALS, TensorMapShape, _encode_tensor_map, tensor_map_shapes
@@ -34,7 +34,8 @@ class GemmRunner:
         precision: ``fp16``, ``int8`` or ``int4``.
         tiling: the tiling the cubin was built with (grid = (N/block_n, M/block_m)).
         m, n, k: problem size in elements; refused with ConfigError if not tileable.
-        seed: seed of the random inputs.
+        seed: seed of the random inputs, drawn with :func:`device_rng` (CuPy's generator on
+            a GPU with CuPy, else NumPy's; ``self.rng`` names it, None for given ``inputs``).
         accumulator, b_layout: the kernel's accumulator and B layout (see :func:`make_inputs`).
         tma: the kernel reads A and B through tensor maps in its globals :data:`TMA_GLOBALS`
             (registry ``tma: true``), which the runner encodes (:func:`tensor_map_shapes`) and
@@ -62,12 +63,15 @@ class GemmRunner:
         if tma and b_layout != "col":
             raise ConfigError(f"{kernel}: the TMA kernels read B column-major (N rows of K), not b_layout={b_layout}")
         # inputs first: a refused accumulator or layout raises before any CUDA resource exists
-        if inputs is None:
-            inputs = make_inputs(self.prec, m, n, k, np.random.default_rng(seed), accumulator=accumulator,
-                                 b_layout=b_layout)
+        if inputs is None:  # drawn on the GPU where CuPy is (device_rng): seconds less per N at N = 8192
+            xp, rng = device_rng(seed)
+            self.rng = f"{xp.__name__}.random.default_rng"
+            inputs = make_inputs(self.prec, m, n, k, rng, accumulator=accumulator, b_layout=b_layout, xp=xp)
         elif inputs[2].shape != (m, k) or inputs[3].shape != (n, k):
             raise ConfigError(f"{kernel}: inputs of A {inputs[2].shape} and B^T {inputs[3].shape} given for "
                               f"M={m} N={n} K={k}")
+        else:
+            self.rng = None
         a_dev, b_dev, self.a_ref, self.b_ref = inputs
         dev = primary_context(cu)
         self.module = _check(cu.cuModuleLoadData(Path(cubin).read_bytes()), f"cuModuleLoadData({cubin})")
@@ -82,6 +86,10 @@ class GemmRunner:
         self.c_bytes = m * n * 4
         self.d_a = self._upload(a_dev)
         self.d_b = self._upload(b_dev)
+        if not isinstance(a_dev, np.ndarray):  # CuPy's pool gives back the draws' temporaries
+            del a_dev, b_dev
+            import cupy
+            cupy.get_default_memory_pool().free_all_blocks()
         self.d_c = _check(cu.cuMemAlloc(self.c_bytes), "cuMemAlloc(C)")
         if tma_shapes:
             self._write_tensor_maps(tma_shapes)
@@ -127,10 +135,21 @@ class GemmRunner:
             raw = _encode_tensor_map(cu, ptr, shape)
             _check(cu.cuMemcpyHtoD(dptr, raw.ctypes.data, TENSOR_MAP_BYTES), f"cuMemcpyHtoD({name})")
 
-    def _upload(self, host: np.ndarray):
-        host = np.ascontiguousarray(host)
-        ptr = _check(self.cu.cuMemAlloc(host.nbytes), "cuMemAlloc")
-        _check(self.cu.cuMemcpyHtoD(ptr, host.ctypes.data, host.nbytes), "cuMemcpyHtoD")
+    def _upload(self, arr):
+        """A new device allocation holding ``arr``: a NumPy array (copied from the host) or a
+        CuPy array on this GPU (copied on the device, then the context synchronised, so that
+        the copy is done whatever stream CuPy drew it on)."""
+        if isinstance(arr, np.ndarray):
+            arr = np.ascontiguousarray(arr)
+            ptr = _check(self.cu.cuMemAlloc(arr.nbytes), "cuMemAlloc")
+            _check(self.cu.cuMemcpyHtoD(ptr, arr.ctypes.data, arr.nbytes), "cuMemcpyHtoD")
+            return ptr
+        import cupy
+
+        arr = cupy.ascontiguousarray(arr)
+        ptr = _check(self.cu.cuMemAlloc(arr.nbytes), "cuMemAlloc")
+        _check(self.cu.cuMemcpyDtoD(ptr, arr.data.ptr, arr.nbytes), "cuMemcpyDtoD")
+        _check(self.cu.cuCtxSynchronize(), "cuCtxSynchronize")
         return ptr
 
     def poison(self) -> None:
@@ -188,7 +207,8 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     ``accumulator`` and ``b_layout`` describe the kernel (see :func:`make_inputs`), ``tma``
     its tensor maps (see :class:`GemmRunner`).
 
-    The record holds kernel, precision, n, seed, check outcome (max_abs_error, rel_fro_error,
+    The record holds kernel, precision, n, seed, rng (the generator the seed seeds, e.g.
+    ``cupy.random.default_rng``: :func:`device_rng`), check outcome (max_abs_error, rel_fro_error,
     tolerance), timing (median/min/p25/p75/max in ns, warmups, repeats) and throughput
     (2*N^3 / median, in TFLOP/s for FP16 or TOP/s for INT8/INT4); ``gated`` tells whether
     the launches ran back to back behind a stream gate (see :meth:`GemmRunner.time`).
@@ -212,7 +232,7 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     ops = gemm_ops(n, n, n)
     med = tim.median_ns
     return {
-        "kernel": kernel, "precision": precision, "n": n, "seed": seed,
+        "kernel": kernel, "precision": precision, "n": n, "seed": seed, "rng": run.rng,
         "accumulator": accumulator, "b_layout": b_layout,
         "check": asdict(chk),
         "warmups": tim.warmups, "repeats": tim.repeats, "gated": tim.gated,
