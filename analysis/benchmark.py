@@ -204,7 +204,7 @@ def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str
     import json
 
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]*", name):
-        raise ValueError(f"--name {name!r}: letters, digits, '.', '_' and '-' only, starting with a letter, "
+        raise ValueError(f"--name {name!r}: ASCII letters, digits, '.', '_' and '-' only, starting with a letter, "
                          "digit or '_' (it names docs/gpu-runs/NAME.csv)")
     if not wall_s >= 0:
         raise ValueError(f"--wall {wall_s}: a wall time in seconds, not negative")

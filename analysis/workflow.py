@@ -258,8 +258,8 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None,
     def unread_text(name: str) -> str:
         shown = unread[name]
         return (f"{profiles / name / 'reports'} holds no report it can read: {', '.join(shown[:3])}"
-                f"{', ...' if len(shown) > 3 else ''} (a report is a file whose name starts with a letter, digit "
-                "or '_' and holds only letters, digits, '.', '_' and '-'; `snakemake --cores 1 import_set "
+                f"{', ...' if len(shown) > 3 else ''} (a report is a file whose name starts with an ASCII letter, "
+                "digit or '_' and holds only ASCII letters, digits, '.', '_' and '-'; `snakemake --cores 1 import_set "
                 "--config source=DIR set=NAME` renames reports so)")
     if wanted:
         for w in wanted:
@@ -282,10 +282,10 @@ NEAR_REPORT_NAME = re.compile(r"_n[\d-]+(?:_r\d+)?$")
 def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | None = None) -> list[Path]:
     """The report files of a set (``.ncu-rep.xz`` or plain ``.ncu-rep``, any stem), sorted.
 
-    Entries that are not files, and files whose names hold other characters than letters,
-    digits, ``.``, ``_``, ``-`` (or do not start with a letter, digit or ``_``), are
-    skipped with a warning (``snakemake import_set`` renames them); plain reports are read with a warning (no checksum guards
-    them), and so are reports whose names come close to ``{kernel}_n{N...}[_r{R}]`` without
+    Entries that are not files, and files whose names hold other characters than ASCII
+    letters, digits, ``.``, ``_``, ``-`` (or do not start with one of those letters, a digit or
+    ``_``), are skipped with a warning (``snakemake import_set`` renames them); plain reports
+    are read with a warning (no checksum guards them), and so are reports whose names come close to ``{kernel}_n{N...}[_r{R}]`` without
     being of that form (:data:`NEAR_REPORT_NAME`; they are read with N = NA). ``warn``
     receives each warning's text (default: :func:`warnings.warn`; the workflow passes
     Snakemake's logger).
@@ -304,9 +304,9 @@ def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | Non
             warn(f"{p}: skipped: named like a report, but not a file")
             continue
         if not SAFE_REPORT.match(p.name):
-            warn(f"{p}: skipped: a report file name must start with a letter, digit or '_' and hold only "
-                 "letters, digits, '.', '_' and '-' (`snakemake --cores 1 import_set --config source=DIR set=NAME` "
-                 "renames reports so)")
+            warn(f"{p}: skipped: a report file name must start with an ASCII letter, digit or '_' and hold "
+                 "only ASCII letters, digits, '.', '_' and '-' (`snakemake --cores 1 import_set --config "
+                 "source=DIR set=NAME` renames reports so)")
             continue
         stem = report_stem(p)
         if stem in stems:

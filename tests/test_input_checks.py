@@ -251,3 +251,17 @@ def test_set_names_read_as_numbers_say_how_to_give_them(tmp_path):
     (root / "named.yaml").write_text(f'set: "2024"\nsource: {src}\n')
     proc = snakemake(root, "-n", "import_set", "--configfile", "named.yaml", "--config", "gpu=off")
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-1500:]
+
+
+def test_a_report_name_with_a_non_ascii_letter_is_skipped_and_told_so(tmp_path):
+    """"é" is a letter to Python but not to the name pattern the shell commands rely on: the
+    report is skipped, and the warning says the letters must be ASCII ones."""
+    from analysis.workflow import set_reports
+
+    reports = tmp_path / "profiles" / "s" / "reports"
+    reports.mkdir(parents=True)
+    shutil.copy(ADD, reports / "café_n1024.ncu-rep.xz")
+    shutil.copy(ADD, reports / "add_n1024.ncu-rep.xz")
+    told = []
+    assert set_reports(tmp_path / "profiles", "s", told.append) == [reports / "add_n1024.ncu-rep.xz"]
+    assert len(told) == 1 and "café_n1024.ncu-rep.xz: skipped" in told[0] and "ASCII letter" in told[0]

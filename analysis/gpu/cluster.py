@@ -73,8 +73,8 @@ def read_node(path: str | Path) -> tuple[GpuInfo, str]:
     except KeyError as exc:
         raise AnalysisError(f"{path}: node description without field {exc}; {again}") from None
     if not SET_NAME.fullmatch(set_name) or set_name_problem(set_name):
-        raise AnalysisError(f"{path}: set {set_name!r} is not a profile-set name (letters, digits, '.', '_', '-'; "
-                            f"{set_name_problem(set_name) or 'not default'}); {again}")
+        raise AnalysisError(f"{path}: set {set_name!r} is not a profile-set name (ASCII letters, digits, '.', "
+                            f"'_', '-'; {set_name_problem(set_name) or 'not default'}); {again}")
     if not ARCH.fullmatch(gpu.arch):
         raise AnalysisError(f"{path}: arch {gpu.arch!r} is not an nvcc target like sm_90; {again}")
     return gpu, set_name
