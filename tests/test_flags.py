@@ -52,3 +52,24 @@ def test_a_schema_error_names_the_report_and_launch(dot):
     with pytest.raises(SchemaError, match=rf"report {DOT}, launch 1") as exc:
         validate_summary(s, "summary.csv")
     assert "summary.csv" in str(exc.value) and "re-read them" in str(exc.value)
+
+
+def test_a_metric_in_two_units_is_kept_named_and_listed(dot):
+    """A set whose reports give one summary metric in two units (here launch 1's duration as
+    another tool writes it, in us): the values stay as given, every row of that metric says
+    its unit and the other, and the units table lists both."""
+    from analysis.reports.tables import summary_units
+
+    t = dot.copy()
+    dur = (t["metric"] == "gpu__time_duration.sum") & (t["launch"] == 1)
+    ns = float(t.loc[dur, "value"].iloc[0])
+    t.loc[dur, "value"] = ns / 1e3
+    t.loc[dur, "unit"] = "us"
+    s = summary(t, None, None).set_index("launch")
+    assert s.loc[1, "gpu__time_duration.sum"] == ns / 1e3  # not converted
+    assert s.loc[1, "flags"] == "gpu__time_duration.sum in us (the set also has ns)"
+    assert s.loc[0, "flags"] == "gpu__time_duration.sum in ns (the set also has us)"
+    u = summary_units(t).set_index("column")
+    assert u.loc["gpu__time_duration.sum", "unit"] == "ns; us" and "several units" in u.loc["gpu__time_duration.sum",
+                                                                                             "source"]
+    assert summary_units(dot).set_index("column").loc["gpu__time_duration.sum", "unit"] == "ns"

@@ -125,9 +125,15 @@ def test_summary_is_written_with_the_set_tables(four, tmp_path, capsys):
 
     out = tmp_path / "out"
     metrics, instances, summ = out / "metrics.parquet", out / "instances.parquet", out / "summary.csv"
+    units = out / "summary_units.csv"
     write_set_tables(four, "s", SET_DIR / "metadata.json", tmp_path / "cache", metrics, instances,
-                     summary_out=summ, timings=SET_DIR / "timings.csv")
+                     summary_out=summ, timings=SET_DIR / "timings.csv", summary_units_out=units)
     got = pd.read_csv(summ)
+    u = pd.read_csv(units, keep_default_na=False).set_index("column")["unit"]
+    keys = ("n", "launch", "occurrence", "flags", "profiling_failed")  # keys, and flags read as all-NaN
+    numeric = {c for c in got.columns if pd.api.types.is_numeric_dtype(got[c]) and c not in keys}
+    assert numeric <= set(u.index) and set(u.index) <= set(got.columns)  # every numeric column has its unit
+    assert (u["gpu__time_duration.sum"], u["dram__bytes_read.sum"], u["median_ns"]) == ("ns", "byte", "ns")
     want = summary(pd.read_parquet(metrics), pd.read_parquet(instances), read_timings(SET_DIR / "timings.csv"))
     assert list(got["kernel"] + got["n"].astype(str)) == list(want["kernel"] + want["n"].astype(str))
     assert len(got) == 4 and got["median_ns"].notna().all()

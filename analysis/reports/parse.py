@@ -266,14 +266,17 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
                      metrics_out: str | Path, instances_out: str | Path, *, workers: int = 1,
                      metric_table_out: str | Path | None = None, summary_out: str | Path | None = None,
                      timings: str | Path | None = None, findings_out: str | Path | None = None,
-                     hotspots_out: str | Path | None = None) -> ParsedSet:
+                     hotspots_out: str | Path | None = None,
+                     summary_units_out: str | Path | None = None) -> ParsedSet:
     """Parse a set's reports (:func:`parse_reports`, cached) and write its long metric
     table (:func:`analysis.reports.tables.set_table`, schema-checked) and its per-opcode instance
     table as parquet, atomically; with ``metric_table_out``, also the table comparisons
     read (:func:`analysis.reports.metric_table.metric_table`: one row per kernel, N, launch and metric);
     with ``summary_out``, also the set's summary (:func:`analysis.reports.tables.summary`, one row per
     kernel and N, with the event timings of ``timings``, the set's timings.csv, where it
-    has one; timings far from ncu's duration are warned of). Every set shares its reader
+    has one; timings far from ncu's duration are warned of) and, with ``summary_units_out``,
+    the unit of each of its numeric columns (:func:`analysis.reports.tables.summary_units`,
+    CSV). Every set shares its reader
     processes, whatever GPUs and Nsight Compute versions its reports come from: the reader
     gives each report its own units (:mod:`analysis.reports.ncu`; over the 56 reports of
     other people, 21 GPUs, the tables equal those of a process per report, docs/benchmarks.md).
@@ -339,6 +342,11 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
             metric_table(table).to_parquet(tmp, index=False)
     if summary_out is not None:
         _write_summary(table, inst, times, timings, summary_out)
+    if summary_units_out is not None:
+        from analysis.io import write_csv
+        from analysis.reports.tables import summary_units
+
+        write_csv(summary_units(table), summary_units_out)
     if findings_out is not None:
         _write_evidence(table, got.findings, reports, findings_out, "findings", set_name)
     if hotspots_out is not None:
@@ -414,7 +422,8 @@ def _write_summary(table: pd.DataFrame, inst: pd.DataFrame, times: pd.DataFrame 
         warn(f"{row['report']} launch {row['launch']} ({row['kernel']}): {row['flags']}: kept as the report "
              f"gives it, and flagged in {out}")
     if len(flagged) > 10:
-        warn(f"{len(flagged) - 10} more launches with values outside their nominal range: see the flags column of {out}")
+        warn(f"{len(flagged) - 10} more flagged launches (values outside their nominal range, or in one of "
+             f"several units): see the flags column of {out}")
     write_csv(result, out)
 
 
@@ -433,6 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--instances", type=Path, required=True, help="output: per-opcode instances (parquet)")
     ap.add_argument("--metric-table", type=Path, help="output: the per-metric table comparisons read (parquet)")
     ap.add_argument("--summary", type=Path, help="output: the set's summary, one row per kernel and N (CSV)")
+    ap.add_argument("--summary-units", type=Path, help="output: the unit of each numeric column of the summary (CSV)")
     ap.add_argument("--timings", type=Path, help="the set's timings.csv, if it has one")
     ap.add_argument("--findings", type=Path, help="output: guided-analysis findings of every launch (parquet)")
     ap.add_argument("--hotspots", type=Path, help="output: source hot spots of every launch (parquet)")
@@ -442,7 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     with logged(args.log):
         write_set_tables(args.reports, args.set, args.metadata, args.cache, args.metrics, args.instances,
                          workers=args.workers, metric_table_out=args.metric_table, summary_out=args.summary,
-                         timings=args.timings, findings_out=args.findings, hotspots_out=args.hotspots)
+                         timings=args.timings, findings_out=args.findings, hotspots_out=args.hotspots,
+                         summary_units_out=args.summary_units)
     return 0
 
 

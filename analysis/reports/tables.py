@@ -87,6 +87,79 @@ NOMINAL_RANGES = {
 }
 
 
+#: Units of the summary's columns that no report gives (derived from its metrics or from
+#: the set's event timings), for :func:`summary_units`.
+DERIVED_UNITS = {
+    "global_ld_sectors_per_request": "sector/request",
+    "ldgsts_sectors": "sector",
+    "ldgsts_sectors_per_request": "sector/request",
+    "ldgsts_bytes_requested": "byte",
+    "ldgsts_bytes_per_sector": "byte/sector",
+    "ldgsts_ideal_sectors_per_request": "sector/request",
+    "median_ns": "ns",
+    "p25_ns": "ns",
+    "p75_ns": "ns",
+    "repeats": "launch",
+    "event_over_ncu": "ratio",
+    "throughput": "the row's throughput_unit",
+}
+
+
+def _summary_metric_units(metrics: pd.DataFrame) -> dict[str, list[str]]:
+    """Metric -> the sorted distinct units the set's repeat-0 rows give it (NA as "")."""
+    sel = metrics[(metrics["repeat"] == 0) & metrics["metric"].isin(SUMMARY_METRICS)]
+    units = sel["unit"].astype(object).where(sel["unit"].notna(), "").astype(str)
+    return {m: sorted(set(g)) for m, g in units.groupby(sel["metric"])}
+
+
+def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
+    """The unit of each numeric column of :func:`summary` for the set table ``metrics``.
+
+    Returns:
+        Columns ``column``, ``unit`` and ``source``, one row per column of
+        :data:`SUMMARY_METRICS` (in order) then of :data:`DERIVED_UNITS`. A metric's unit is
+        the one its reports give (ncu's unit, e.g. ``ns``, ``byte``, ``%``; empty for
+        ncu's dimensionless counts); where the set's reports give it in several units they
+        are all listed, joined by ``"; "`` (the summary's ``flags`` names those rows:
+        :func:`unit_flags`); where no report gives the metric the unit is empty and the
+        source says so.
+    """
+    seen = _summary_metric_units(metrics)
+    rows = []
+    for m in SUMMARY_METRICS:
+        got = seen.get(m)
+        rows.append({"column": m, "unit": "; ".join(got) if got else "",
+                     "source": ("the reports, in several units: see the summary's flags" if got and len(got) > 1
+                                else "the reports" if got else "no report of the set gives it")})
+    for col, unit in DERIVED_UNITS.items():
+        rows.append({"column": col, "unit": unit,
+                     "source": DERIVED.get(col, "the set's event timings (timings.csv)")})
+    return pd.DataFrame(rows, columns=["column", "unit", "source"])
+
+
+def unit_flags(metrics: pd.DataFrame, wide: pd.DataFrame) -> pd.Series:
+    """Per row of the summary ``wide`` (keyed by report and launch), the metrics of
+    :data:`SUMMARY_METRICS` that the set's reports give in more than one unit, as
+    ``"metric in UNIT (the set also has OTHER)"`` joined by ``"; "`` (empty where none): the
+    values are kept as their reports give them, never converted, so a column that mixes
+    units is named on each of its rows."""
+    seen = _summary_metric_units(metrics)
+    mixed = [m for m in SUMMARY_METRICS if len(seen.get(m, [])) > 1]
+    parts = pd.Series([[] for _ in range(len(wide))], index=wide.index)
+    if not mixed:
+        return parts.map("; ".join)
+    sel = metrics[(metrics["repeat"] == 0) & metrics["metric"].isin(mixed)]
+    unit_of = {(r, la, m): ("" if pd.isna(u) else str(u))
+               for r, la, m, u in zip(sel["report"], sel["launch"], sel["metric"], sel["unit"])}
+    for i, r, la in zip(wide.index, wide["report"], wide["launch"]):
+        for m in mixed:
+            u = unit_of.get((r, la, m))
+            if u is not None:
+                others = ", ".join(x or "(none)" for x in seen[m] if x != u)
+                parts[i].append(f"{m} in {u or '(none)'} (the set also has {others})")
+    return parts.map("; ".join)
+
+
 def range_flags(wide: pd.DataFrame, ranges: dict[str, tuple[float | None, float | None]] | None = None
                 ) -> pd.Series:
     """Per row of a wide table (one row per launch, one column per metric), the values
@@ -231,7 +304,8 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
         the columns of :data:`SUMMARY_METRICS` (NaN where a report lacks one) and
         :data:`DERIVED`; throughput and its unit are NA where N or the precision is
         unknown; ``flags`` names the values outside :data:`NOMINAL_RANGES` (kept as they
-        are; :func:`range_flags`), empty where none.
+        are; :func:`range_flags`) and the metrics its reports give in several units
+        (:func:`unit_flags`), empty where none. The columns' units: :func:`summary_units`.
 
     Raises:
         AnalysisError: reports named as repeats of one profile come from other GPUs
@@ -294,7 +368,8 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
                                          "ncu gpu__time_duration.sum (under profiler)")
     wide["throughput_source"] = wide["throughput_source"].where(wide["throughput"].notna(),
                                                                 "none (N, precision or duration unknown)")
-    wide["flags"] = range_flags(wide)
+    ranged, units = range_flags(wide), unit_flags(metrics, wide)
+    wide["flags"] = [("; ".join(x for x in (a, b) if x)) for a, b in zip(ranged, units)]
     return wide.sort_values(["precision", "kernel", "n", "report", "launch"]).reset_index(drop=True)
 
 

@@ -352,7 +352,8 @@ def final_outputs(wildcards=None):
     if out:
         out += ["figures/sass/static_summary.csv", "figures/sass/static_mix.png", "figures/sass/static_mix.pdf"]
     for s in SETS:
-        out += [f"results/tables/{s}/metrics.parquet", f"results/tables/{s}/summary.csv"]
+        out += [f"results/tables/{s}/metrics.parquet", f"results/tables/{s}/summary.csv",
+                f"results/tables/{s}/summary_units.csv"]
         out += expand("figures/{set}/{figure}.{ext}", set=s, figure=FIGURE_NAMES, ext=["png", "pdf"])
         out += [f"figures/{s}/explain/explanations.csv", f"figures/{s}/explain/findings.md",
                 f"figures/{s}/explain/hotspots.md", f"figures/{s}/explain/stalls.png"]

@@ -20,6 +20,8 @@ rule parse_set:
         # one row per kernel and N, with the event timings: made here, from the tables in
         # memory, rather than by a job of its own (docs/benchmarks.md)
         summary="results/tables/{set}/summary.csv",
+        # the unit of each of its numeric columns (analysis.reports.tables.summary_units)
+        summary_units="results/tables/{set}/summary_units.csv",
         # Nsight Compute's guided-analysis findings and the most-sampled SASS instructions of
         # every launch, read from the same opening of each report (analysis.reports.findings,
         # analysis.reports.hotspots)
@@ -39,6 +41,7 @@ rule parse_set:
         "{PYTHON} -m analysis.reports.parse --set {wildcards.set} {params.metadata} {params.timings} --cache {params.cache}"
         " --workers {threads} --metrics {output.metrics} --instances {output.instances}"
         " --metric-table {output.metric_table} --summary {output.summary}"
+        " --summary-units {output.summary_units}"
         " --findings {output.findings} --hotspots {output.hotspots}"
         " --log {log} {input.reports:q}"
 
