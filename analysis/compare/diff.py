@@ -39,39 +39,13 @@ import pandas as pd
 from analysis.reports.metric_table import (  # noqa: F401 (the comparison's inputs, named here too)
     KERNEL_KEYS, KEYS, LAUNCH_KEYS, METRIC_TABLE_COLUMNS, SESSION_PREFIXES, _with_identity, aliases,
     canonical_names, launch_source, metric_table, per_metric, read_metric_table)
+from analysis.units import UNITS, unit_factor  # noqa: F401 (named here too)
 from analysis.versions import version_numbers
-
-#: Units that convert into one another, as (dimension, factor to the dimension's base
-#: unit). ncu gives durations in ns in every version seen, but a table from another tool
-#: may not; ``sector`` and ``sectors`` both occur (study notes).
-UNITS = {
-    "ns": ("time", 1.0), "nsecond": ("time", 1.0), "us": ("time", 1e3), "usecond": ("time", 1e3),
-    "ms": ("time", 1e6), "msecond": ("time", 1e6), "s": ("time", 1e9), "second": ("time", 1e9),
-    "byte": ("bytes", 1.0), "Kbyte": ("bytes", 1e3), "Mbyte": ("bytes", 1e6), "Gbyte": ("bytes", 1e9),
-    "Tbyte": ("bytes", 1e12), "KB": ("bytes", 1e3), "MB": ("bytes", 1e6), "GB": ("bytes", 1e9),
-    "KiB": ("bytes", 1024.0), "MiB": ("bytes", 1024.0 ** 2), "GiB": ("bytes", 1024.0 ** 3),
-    "byte/s": ("byte rate", 1.0), "byte/second": ("byte rate", 1.0), "Kbyte/s": ("byte rate", 1e3),
-    "Kbyte/second": ("byte rate", 1e3), "Mbyte/s": ("byte rate", 1e6), "Mbyte/second": ("byte rate", 1e6),
-    "Gbyte/s": ("byte rate", 1e9), "Gbyte/second": ("byte rate", 1e9), "Tbyte/s": ("byte rate", 1e12),
-    "Tbyte/second": ("byte rate", 1e12),
-    "sector": ("sectors", 1.0), "sectors": ("sectors", 1.0), "cycle": ("cycles", 1.0), "cycles": ("cycles", 1.0),
-}
 
 #: Statuses of a comparison row, in the order the summary counts them.
 STATUSES = ["changed", "within noise", "unchanged", "unit changed", "no value in baseline",
             "no value in candidate", "no value in either", "only in baseline", "only in candidate"]
 
-
-def unit_factor(unit_from: str | None, unit_to: str | None) -> float | None:
-    """The factor that takes a value in ``unit_from`` to ``unit_to`` (1 for equal units),
-    or None when they do not convert (:data:`UNITS`)."""
-    a = "" if unit_from is None or pd.isna(unit_from) else str(unit_from)
-    b = "" if unit_to is None or pd.isna(unit_to) else str(unit_to)
-    if a == b:
-        return 1.0
-    if a in UNITS and b in UNITS and UNITS[a][0] == UNITS[b][0]:
-        return UNITS[a][1] / UNITS[b][1]
-    return None
 
 from analysis.compare.figures import HEADLINE, headline_figure  # noqa: E402,F401 (drawn there, named here too)
 

@@ -80,18 +80,54 @@ def _with_identity(table: pd.DataFrame) -> pd.DataFrame:
     return t
 
 
+def _mixed_units(t: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
+    """``out`` (one row per :data:`KEYS`, from the rows ``t``) with the rows whose repeats give
+    the metric in more than one unit made NaN (value, min, max; repeats 0) and their unit the
+    list of those units, each warned of with its reports: a median over values in different
+    units would be no value at all. Only groups of several rows (repeats) are looked at."""
+    several = t.groupby(KEYS, dropna=False)["value"].transform("size") > 1
+    if not several.any():
+        return out
+    rep = t.loc[several, KEYS + ["report", "unit"]].copy()
+    rep["unit"] = rep["unit"].astype(object).where(rep["unit"].notna(), "(unknown)").astype(str)
+    # one vectorised count first (mixed units are rare), the lists only for the groups that have them
+    n_units = rep.groupby(KEYS, dropna=False)["unit"].transform("nunique")
+    rep = rep[n_units > 1]
+    if rep.empty:
+        return out
+    per = rep.groupby(KEYS, dropna=False).agg(units=("unit", lambda u: tuple(sorted(set(u)))),
+                                              reports=("report", lambda r: ", ".join(sorted(set(map(str, r))))))
+    per = per.reset_index()
+    from analysis.logged import warn
+
+    per["listed"] = per["units"].map(lambda us: "; ".join(u or "(none)" for u in us))
+    for _, r in per.iterrows():
+        warn(f"{r['kernel']} N={r['n']} occurrence {r['occurrence']} {r['metric']}: its repeats give it in "
+             f"{r['listed']} ({r['reports']}): no median taken, the value is NA")
+    out = out.merge(per[KEYS + ["listed"]], on=KEYS, how="left")
+    hit = out["listed"].notna()
+    out.loc[hit, ["value", "vmin", "vmax"]] = np.nan
+    out.loc[hit, "repeats"] = 0
+    out["unit"] = out["unit"].astype(object)
+    out.loc[hit, "unit"] = out.loc[hit, "listed"]
+    return out.drop(columns="listed")
+
+
 def per_metric(table: pd.DataFrame) -> pd.DataFrame:
     """One row per :data:`KEYS` of a set: the median over repeats of the values there are,
     the relative spread over repeats and the noise estimate (both NaN with fewer than two
     values; see the module docstring), ``repeats`` (values with a number), ``unit``,
     ``renamed_from``. Repeats are the reports of one :func:`launch_source` (files named
     ``_r{R}``); launches of other reports stay rows of their own. A metric without a number
-    in any repeat keeps its row, value NaN; string-valued metrics are left out."""
+    in any repeat keeps its row, value NaN; string-valued metrics are left out. Repeats that
+    give one metric in different units are not pooled: that row's value is NaN, its unit
+    lists theirs (``"; "``-joined) and a warning names the reports (:func:`_mixed_units`)."""
     t = _with_identity(table[~table["metric"].str.startswith(SESSION_PREFIXES) & table["value_str"].isna()])
     g = t.groupby(KEYS, dropna=False)
     out = g["value"].agg(value="median", vmin="min", vmax="max", repeats="count").reset_index()
     first = g[["unit", "renamed_from", "demangled"]].first().reset_index()
     out = out.merge(first, on=KEYS)
+    out = _mixed_units(t, out)
     denom = out["value"].abs().replace(0, np.nan)
     spread = (out["vmax"] - out["vmin"]) / denom
     spread[(out["vmax"] == out["vmin"])] = 0.0

@@ -105,11 +105,29 @@ DERIVED_UNITS = {
 }
 
 
+#: How a unit the reports do not give (NA) is written in the units table and in flags; a
+#: dimensionless count (ncu's empty unit) is written ``(none)`` where it stands beside others.
+UNKNOWN_UNIT = "(unknown)"
+
+
+def _unit_text(unit) -> str:
+    return UNKNOWN_UNIT if unit is None or pd.isna(unit) else str(unit)
+
+
 def _summary_metric_units(metrics: pd.DataFrame) -> dict[str, list[str]]:
-    """Metric -> the sorted distinct units the set's repeat-0 rows give it (NA as "")."""
+    """Metric -> the sorted distinct units the set's repeat-0 rows give it (NA as
+    :data:`UNKNOWN_UNIT`)."""
     sel = metrics[(metrics["repeat"] == 0) & metrics["metric"].isin(SUMMARY_METRICS)]
-    units = sel["unit"].astype(object).where(sel["unit"].notna(), "").astype(str)
-    return {m: sorted(set(g)) for m, g in units.groupby(sel["metric"])}
+    units = [_unit_text(u) for u in sel["unit"]]
+    out: dict[str, set[str]] = {}
+    for m, u in zip(sel["metric"], units):
+        out.setdefault(m, set()).add(u)
+    return {m: sorted(us) for m, us in out.items()}
+
+
+def _listed(units: list[str]) -> str:
+    """Several units as one cell: ``"; "``-joined, ncu's empty unit as ``(none)``."""
+    return "; ".join(u or "(none)" for u in units) if len(units) > 1 else units[0]
 
 
 def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -119,22 +137,35 @@ def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
         Columns ``column``, ``unit`` and ``source``, one row per column of
         :data:`SUMMARY_METRICS` (in order) then of :data:`DERIVED_UNITS`. A metric's unit is
         the one its reports give (ncu's unit, e.g. ``ns``, ``byte``, ``%``; empty for
-        ncu's dimensionless counts); where the set's reports give it in several units they
-        are all listed, joined by ``"; "`` (the summary's ``flags`` names those rows:
-        :func:`unit_flags`); where no report gives the metric the unit is empty and the
-        source says so.
+        ncu's dimensionless counts, :data:`UNKNOWN_UNIT` where a report gives none); where
+        the set's reports give it in several units they are all listed, joined by ``"; "``
+        (the summary's ``flags`` names those rows: :func:`unit_flags`); where no report
+        gives the metric the unit is empty and the source says so. The durations behind
+        ``throughput`` and ``event_over_ncu`` are in ns (:func:`summary` converts
+        ``gpu__time_duration.sum`` for them where a report gives another time unit, and
+        says so in ``flags``).
     """
     seen = _summary_metric_units(metrics)
     rows = []
     for m in SUMMARY_METRICS:
         got = seen.get(m)
-        rows.append({"column": m, "unit": "; ".join(got) if got else "",
+        rows.append({"column": m, "unit": _listed(got) if got else "",
                      "source": ("the reports, in several units: see the summary's flags" if got and len(got) > 1
                                 else "the reports" if got else "no report of the set gives it")})
     for col, unit in DERIVED_UNITS.items():
         rows.append({"column": col, "unit": unit,
                      "source": DERIVED.get(col, "the set's event timings (timings.csv)")})
     return pd.DataFrame(rows, columns=["column", "unit", "source"])
+
+
+def _launch_units(metrics: pd.DataFrame, metric_names: list[str]) -> dict[tuple, str]:
+    """(report, launch, metric) -> the unit of the set's first repeat-0 row of it (the row
+    :func:`summary`'s pivot takes the value of), as :func:`_unit_text` writes it."""
+    sel = metrics[(metrics["repeat"] == 0) & metrics["metric"].isin(metric_names)]
+    out: dict[tuple, str] = {}
+    for r, la, m, u in zip(sel["report"], sel["launch"], sel["metric"], sel["unit"]):
+        out.setdefault((r, la, m), _unit_text(u))
+    return out
 
 
 def unit_flags(metrics: pd.DataFrame, wide: pd.DataFrame) -> pd.Series:
@@ -145,19 +176,16 @@ def unit_flags(metrics: pd.DataFrame, wide: pd.DataFrame) -> pd.Series:
     units is named on each of its rows."""
     seen = _summary_metric_units(metrics)
     mixed = [m for m in SUMMARY_METRICS if len(seen.get(m, [])) > 1]
-    parts = pd.Series([[] for _ in range(len(wide))], index=wide.index)
-    if not mixed:
-        return parts.map("; ".join)
-    sel = metrics[(metrics["repeat"] == 0) & metrics["metric"].isin(mixed)]
-    unit_of = {(r, la, m): ("" if pd.isna(u) else str(u))
-               for r, la, m, u in zip(sel["report"], sel["launch"], sel["metric"], sel["unit"])}
-    for i, r, la in zip(wide.index, wide["report"], wide["launch"]):
-        for m in mixed:
-            u = unit_of.get((r, la, m))
-            if u is not None:
-                others = ", ".join(x or "(none)" for x in seen[m] if x != u)
-                parts[i].append(f"{m} in {u or '(none)'} (the set also has {others})")
-    return parts.map("; ".join)
+    parts: list[list[str]] = [[] for _ in range(len(wide))]
+    if mixed:
+        unit_of = _launch_units(metrics, mixed)
+        for i, (r, la) in enumerate(zip(wide["report"], wide["launch"])):
+            for m in mixed:
+                u = unit_of.get((r, la, m))
+                if u is not None:
+                    others = ", ".join(x or "(none)" for x in seen[m] if x != u)
+                    parts[i].append(f"{m} in {u or '(none)'} (the set also has {others})")
+    return pd.Series(["; ".join(p) for p in parts], index=wide.index)
 
 
 def range_flags(wide: pd.DataFrame, ranges: dict[str, tuple[float | None, float | None]] | None = None
@@ -285,6 +313,30 @@ def _refuse_foreign_repeats(metrics: pd.DataFrame) -> None:
                                 "the others without the _r part, or put them in a set of their own")
 
 
+def _duration_ns(metrics: pd.DataFrame, wide: pd.DataFrame) -> tuple[pd.Series, list[str]]:
+    """``gpu__time_duration.sum`` of each row of ``wide`` in ns, for the columns derived from
+    it (throughput without timings, event_over_ncu), and per row a note where that took a
+    conversion (another time unit: ``analysis.units.unit_factor``) or was impossible (not a
+    time: NaN). The column itself keeps the value its report gives."""
+    from analysis.units import unit_factor
+
+    metric = "gpu__time_duration.sum"
+    unit_of = _launch_units(metrics, [metric])
+    values, notes = [], []
+    for r, la, v in zip(wide["report"], wide["launch"], wide[metric]):
+        u = unit_of.get((r, la, metric))
+        f = 1.0 if u is None else unit_factor(None if u == UNKNOWN_UNIT else u, "ns")
+        if f is None:
+            values.append(np.nan)
+            notes.append(f"{metric} in {u or '(none)'}, not a time unit: throughput and event_over_ncu "
+                         "left NA where they need it")
+        else:
+            values.append(v * f)
+            notes.append("" if f == 1.0 else f"{metric} in {u}: throughput and event_over_ncu use it "
+                                             f"converted to ns (x {f:g})")
+    return pd.Series(values, index=wide.index, dtype="float64"), notes
+
+
 def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
             timings: pd.DataFrame | None) -> pd.DataFrame:
     """One row per launch (per kernel and N for this workflow's reports) with the
@@ -360,16 +412,17 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
     else:
         for col in ("median_ns", "p25_ns", "p75_ns", "repeats"):
             wide[col] = np.nan
-    wide["event_over_ncu"] = wide["median_ns"] / wide["gpu__time_duration.sum"]
+    ncu_ns, dur_notes = _duration_ns(metrics, wide)
+    wide["event_over_ncu"] = wide["median_ns"] / ncu_ns
     timed = wide["median_ns"].notna()
-    dur = wide["median_ns"].where(timed, wide["gpu__time_duration.sum"])
+    dur = wide["median_ns"].where(timed, ncu_ns)
     wide["throughput"] = ops / dur / 1e3
     wide["throughput_source"] = np.where(timed, "cuda events (outside profiler)",
                                          "ncu gpu__time_duration.sum (under profiler)")
     wide["throughput_source"] = wide["throughput_source"].where(wide["throughput"].notna(),
                                                                 "none (N, precision or duration unknown)")
     ranged, units = range_flags(wide), unit_flags(metrics, wide)
-    wide["flags"] = [("; ".join(x for x in (a, b) if x)) for a, b in zip(ranged, units)]
+    wide["flags"] = ["; ".join(x for x in parts if x) for parts in zip(ranged, units, dur_notes)]
     return wide.sort_values(["precision", "kernel", "n", "report", "launch"]).reset_index(drop=True)
 
 
