@@ -265,3 +265,20 @@ def test_a_report_name_with_a_non_ascii_letter_is_skipped_and_told_so(tmp_path):
     told = []
     assert set_reports(tmp_path / "profiles", "s", told.append) == [reports / "add_n1024.ncu-rep.xz"]
     assert len(told) == 1 and "café_n1024.ncu-rep.xz: skipped" in told[0] and "ASCII letter" in told[0]
+
+
+@pytest.mark.workflow
+def test_a_target_of_a_set_without_reports_is_refused_before_any_job(tmp_path):
+    """Asking for the tables of a set that does not exist, or whose folder holds no report the
+    workflow reads (only a name it skips), stops the dry run with the set, the folder and the
+    sets there are, instead of a parse job that fails on its empty command line."""
+    root = _bare_workflow(tmp_path)
+    reports = root / "profiles" / "oddnames" / "reports"
+    reports.mkdir(parents=True)
+    shutil.copy(ADD, reports / "café_n1024.ncu-rep.xz")
+    for name, why in (("nosuch", "profiles/nosuch/reports does not exist"),
+                      ("oddnames", "profiles/oddnames/reports holds no report it can read (see the warning above)")):
+        proc = snakemake(root, "-n", f"results/tables/{name}/summary.csv", "--config", "gpu=off")
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0, out[-2000:]
+        assert f"set {name}: {why}, so there is nothing to parse" in out, out[-2000:]

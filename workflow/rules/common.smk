@@ -203,8 +203,19 @@ def reports_of(set_name):
 
 
 def set_report_files(wildcards):
-    """The set's report files (for the GPU's own set: those this run writes)."""
-    return [str(p) for p in reports_of(wildcards.set)]
+    """The set's report files (for the GPU's own set: those this run writes).
+
+    Raises:
+        ConfigError: the set has none (a target of a set that does not exist, or whose
+            folder holds no report the workflow can read), before any job runs.
+    """
+    files = [str(p) for p in reports_of(wildcards.set)]
+    if not files:
+        folder = Path("profiles") / wildcards.set / "reports"
+        why = "does not exist" if not folder.is_dir() else "holds no report it can read (see the warning above)"
+        raise ConfigError(f"set {wildcards.set}: {folder} {why}, so there is nothing to parse; the sets there "
+                          f"are: {', '.join(SETS) or 'none'}")
+    return files
 
 
 def parse_threads(wildcards):
