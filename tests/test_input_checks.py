@@ -97,7 +97,15 @@ def test_a_name_that_contradicts_the_report_is_refused_before_import(foreign_dir
     src.mkdir()
     shutil.copy(foreign_dir / "piragi__fuzigrad__output__65450b8f.ncu-rep.xz", src / "gemm_n512.ncu-rep.xz")
     with pytest.raises(ConfigError, match=r"gemm_n512\.ncu-rep\.xz: launch 0 is kernel 'matmul_2d_tiling', "
-                                          r"but the file name says 'gemm'"):
+                                          r"but the file name says 'gemm'") as exc:
+        check_sources(import_plan(src))
+    assert "checked under the name" not in str(exc.value)  # its own name: nothing to add
+    # a name the import changes (é is no ASCII letter) is checked under its new name, and the
+    # message says so instead of quoting a name the user never wrote
+    (src / "gemm_n512.ncu-rep.xz").rename(src / "gemmé_n512.ncu-rep.xz")
+    with pytest.raises(ConfigError, match=r"gemmé_n512\.ncu-rep\.xz: launch 0 is kernel 'matmul_2d_tiling', but the "
+                                          r"file name says 'gemm_' \(checked under the name it would be stored as, "
+                                          r"gemm__n512\.ncu-rep\.xz\)"):
         check_sources(import_plan(src))
 
 

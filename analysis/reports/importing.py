@@ -108,7 +108,13 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
             if ReportName.parse(f"{stem}.ncu-rep") is not None:
                 from analysis.reports.ncu import check_report_name
 
-                check_report_name(src, stem)
+                try:
+                    check_report_name(src, stem)
+                except ReportError as exc:
+                    if stem != report_stem(src):  # the name checked is the one it would get, not the user's
+                        raise ReportError(src, f"{exc.cause} (checked under the name it would be stored as, "
+                                               f"{stem}.ncu-rep.xz)", exc.hint) from None
+                    raise
         except ReportError as exc:
             bad.append(str(exc))
     # repeats of one profile must be of one GPU: their values are pooled into one median and spread
