@@ -150,3 +150,20 @@ def test_repeats_in_two_units_are_not_pooled(tmp_path, capsys):
     assert f"{metric}: its repeats give it in Kbyte; byte" in warned and "add_n1024_r1" in warned
     other = "gpu__time_duration.sum"
     assert mixed.loc[other, "value"] == plain.loc[other, "value"] and mixed.loc[other, "repeats"] == 2
+
+
+def test_flags_go_by_position_whatever_the_index(dot):
+    """range_flags and unit_flags on a table whose index repeats (two summaries concatenated)
+    give each row its own flags, as on the table alone."""
+    from analysis.reports.tables import unit_flags
+
+    wide = dot[dot["metric"] == HIT].pivot_table(index=["report", "launch"], columns="metric",
+                                                  values="value").reset_index()
+    twice = pd.concat([wide, wide])
+    assert twice.index.duplicated().any()
+    one = range_flags(wide, {HIT: (0.0, 100.0)})
+    assert list(range_flags(twice, {HIT: (0.0, 100.0)})) == list(one) * 2 and (one != "").sum() == 1
+    t = dot.copy()
+    t.loc[(t["metric"] == "gpu__time_duration.sum") & (t["launch"] == 1), "unit"] = "us"
+    s = summary(t, None, None)
+    assert list(unit_flags(t, pd.concat([s, s]))) == list(unit_flags(t, s)) * 2

@@ -195,20 +195,19 @@ def range_flags(wide: pd.DataFrame, ranges: dict[str, tuple[float | None, float 
     :data:`NOMINAL_RANGES`), as ``"metric = value outside [lo, hi]"`` joined by ``"; "``
     (empty string where none). A zero duration or rate is flagged too (nothing runs in
     0 ns). Missing columns and NaN values are not flagged."""
-    parts = pd.Series([[] for _ in range(len(wide))], index=wide.index)
+    parts: list[list[str]] = [[] for _ in range(len(wide))]  # by position: any index, repeated too
     for metric, (lo, hi) in (NOMINAL_RANGES if ranges is None else ranges).items():
         if metric not in wide:
             continue
-        v = pd.to_numeric(wide[metric], errors="coerce").astype("float64")
-        low = v < lo if lo is not None else pd.Series(False, index=wide.index)
-        if lo == 0.0 and metric in ("gpu__time_duration.sum", "throughput"):
-            low = v <= lo
-        high = v > hi if hi is not None else pd.Series(False, index=wide.index)
-        bad = (low | high).fillna(False)
+        v = pd.to_numeric(wide[metric], errors="coerce").astype("float64").to_numpy()
+        with np.errstate(invalid="ignore"):
+            low = v <= lo if lo == 0.0 and metric in ("gpu__time_duration.sum", "throughput") else \
+                (v < lo if lo is not None else np.zeros(len(v), bool))
+            high = v > hi if hi is not None else np.zeros(len(v), bool)
         shown = f"[{lo:g}, {'' if hi is None else f'{hi:g}'}]".replace(", ]", ", inf)")
-        for i in wide.index[bad.to_numpy()]:
+        for i in np.flatnonzero(low | high):
             parts[i].append(f"{metric} = {v[i]:.6g} outside {shown}")
-    return parts.map("; ".join)
+    return pd.Series(["; ".join(p) for p in parts], index=wide.index)
 
 
 def _metric_str(df: pd.DataFrame, metric: str) -> str | None:
