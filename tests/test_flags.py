@@ -3,6 +3,7 @@ schema error names the report and launch (real reports of ../shared/foreign-repo
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -150,6 +151,14 @@ def test_repeats_in_two_units_are_not_pooled(tmp_path, capsys):
     assert f"{metric}: its repeats give it in Kbyte; byte" in warned and "add_n1024_r1" in warned
     other = "gpu__time_duration.sum"
     assert mixed.loc[other, "value"] == plain.loc[other, "value"] and mixed.loc[other, "repeats"] == 2
+    # a repeat without a number (its unit empty) takes no part: the other's value stands
+    gone = t.copy()
+    gone.loc[r1, "value"] = np.nan
+    gone.loc[r1, "unit"] = ""
+    one = metric_table(gone).set_index("metric")
+    r0 = (t["metric"] == metric) & (t["repeat"] == 0)
+    assert one.loc[metric, "value"] == t.loc[r0, "value"].iloc[0] and one.loc[metric, "repeats"] == 1
+    assert one.loc[metric, "unit"] == "byte"
 
 
 def test_flags_go_by_position_whatever_the_index(dot):

@@ -84,8 +84,9 @@ def _mixed_units(t: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
     """``out`` (one row per :data:`KEYS`, from the rows ``t``) with the rows whose repeats give
     the metric in more than one unit made NaN (value, min, max; repeats 0) and their unit the
     list of those units, each warned of with its reports: a median over values in different
-    units would be no value at all. Only groups of several rows (repeats) are looked at."""
-    several = t.groupby(KEYS, dropna=False)["value"].transform("size") > 1
+    units would be no value at all. Only the values with a number are looked at, in groups of
+    several of them (repeats): a repeat without a number takes no part in the median."""
+    several = t["value"].notna() & (t.groupby(KEYS, dropna=False)["value"].transform("count") > 1)
     if not several.any():
         return out
     rep = t.loc[several, KEYS + ["report", "unit"]].copy()
