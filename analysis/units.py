@@ -32,3 +32,20 @@ def unit_factor(unit_from: str | None, unit_to: str | None) -> float | None:
     if a in UNITS and b in UNITS and UNITS[a][0] == UNITS[b][0]:
         return UNITS[a][1] / UNITS[b][1]
     return None
+
+
+#: How a unit a report does not give (NA) is written in tables, lists and messages.
+UNKNOWN_UNIT = "(unknown)"
+
+
+def unit_text(unit) -> str:
+    """A unit as tables write it: :data:`UNKNOWN_UNIT` for NA or None, else the text (ncu's
+    empty unit of a dimensionless count stays empty)."""
+    return UNKNOWN_UNIT if unit is None or pd.isna(unit) else str(unit)
+
+
+def listed_units(units) -> str:
+    """Several units (each as :func:`unit_text` writes it) as one cell, ``"; "``-joined, with
+    ncu's empty unit written ``(none)`` so that it shows; a single unit as it is."""
+    units = list(units)
+    return "; ".join(u or "(none)" for u in units) if len(units) > 1 else units[0]

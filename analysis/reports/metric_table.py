@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.names import launch_source  # noqa: F401 (named here too)
+from analysis.units import listed_units, unit_text
 
 #: What identifies one launch of a set (:func:`launch_source` of its report; ``range_name``:
 #: the NVTX name of a range-replay range, NA otherwise; ncu's function and mangled names,
@@ -90,7 +91,7 @@ def _mixed_units(t: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
     if not several.any():
         return out
     rep = t.loc[several, KEYS + ["report", "unit"]].copy()
-    rep["unit"] = rep["unit"].astype(object).where(rep["unit"].notna(), "(unknown)").astype(str)
+    rep["unit"] = [unit_text(u) for u in rep["unit"]]
     # one vectorised count first (mixed units are rare), the lists only for the groups that have them
     n_units = rep.groupby(KEYS, dropna=False)["unit"].transform("nunique")
     rep = rep[n_units > 1]
@@ -101,7 +102,7 @@ def _mixed_units(t: pd.DataFrame, out: pd.DataFrame) -> pd.DataFrame:
     per = per.reset_index()
     from analysis.logged import warn
 
-    per["listed"] = per["units"].map(lambda us: "; ".join(u or "(none)" for u in us))
+    per["listed"] = per["units"].map(listed_units)
     for _, r in per.iterrows():
         warn(f"{r['kernel']} N={r['n']} occurrence {r['occurrence']} {r['metric']}: its repeats give it in "
              f"{r['listed']} ({r['reports']}): no median taken, the value is NA")

@@ -19,6 +19,7 @@ import pandas as pd
 from analysis.errors import AnalysisError
 from analysis.names import launch_source
 from analysis.reports.setfiles import read_metadata  # noqa: F401 (the set tables' reader of metadata.json)
+from analysis.units import UNKNOWN_UNIT, listed_units, unit_factor, unit_text
 
 #: Set-level columns, in order, put in front of the per-report columns.
 SET_COLUMNS = ["set", "gpu", "cc", "driver", "cuda_version", "ncu_version"]
@@ -105,29 +106,15 @@ DERIVED_UNITS = {
 }
 
 
-#: How a unit the reports do not give (NA) is written in the units table and in flags; a
-#: dimensionless count (ncu's empty unit) is written ``(none)`` where it stands beside others.
-UNKNOWN_UNIT = "(unknown)"
-
-
-def _unit_text(unit) -> str:
-    return UNKNOWN_UNIT if unit is None or pd.isna(unit) else str(unit)
-
-
 def _summary_metric_units(metrics: pd.DataFrame) -> dict[str, list[str]]:
-    """Metric -> the sorted distinct units the set's repeat-0 rows give it (NA as
-    :data:`UNKNOWN_UNIT`)."""
+    """Metric -> the sorted distinct units the set's repeat-0 rows give it (as
+    :func:`analysis.units.unit_text` writes them)."""
     sel = metrics[(metrics["repeat"] == 0) & metrics["metric"].isin(SUMMARY_METRICS)]
-    units = [_unit_text(u) for u in sel["unit"]]
+    units = [unit_text(u) for u in sel["unit"]]
     out: dict[str, set[str]] = {}
     for m, u in zip(sel["metric"], units):
         out.setdefault(m, set()).add(u)
     return {m: sorted(us) for m, us in out.items()}
-
-
-def _listed(units: list[str]) -> str:
-    """Several units as one cell: ``"; "``-joined, ncu's empty unit as ``(none)``."""
-    return "; ".join(u or "(none)" for u in units) if len(units) > 1 else units[0]
 
 
 def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -137,7 +124,7 @@ def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
         Columns ``column``, ``unit`` and ``source``, one row per column of
         :data:`SUMMARY_METRICS` (in order) then of :data:`DERIVED_UNITS`. A metric's unit is
         the one its reports give (ncu's unit, e.g. ``ns``, ``byte``, ``%``; empty for
-        ncu's dimensionless counts, :data:`UNKNOWN_UNIT` where a report gives none); where
+        ncu's dimensionless counts, ``(unknown)`` where a report gives none); where
         the set's reports give it in several units they are all listed, joined by ``"; "``
         (the summary's ``flags`` names those rows: :func:`unit_flags`); where no report
         gives the metric the unit is empty and the source says so. The durations behind
@@ -149,7 +136,7 @@ def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for m in SUMMARY_METRICS:
         got = seen.get(m)
-        rows.append({"column": m, "unit": _listed(got) if got else "",
+        rows.append({"column": m, "unit": listed_units(got) if got else "",
                      "source": ("the reports, in several units: see the summary's flags" if got and len(got) > 1
                                 else "the reports" if got else "no report of the set gives it")})
     for col, unit in DERIVED_UNITS.items():
@@ -160,11 +147,11 @@ def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
 
 def _launch_units(metrics: pd.DataFrame, metric_names: list[str]) -> dict[tuple, str]:
     """(report, launch, metric) -> the unit of the set's first repeat-0 row of it (the row
-    :func:`summary`'s pivot takes the value of), as :func:`_unit_text` writes it."""
+    :func:`summary`'s pivot takes the value of), as :func:`analysis.units.unit_text` writes it."""
     sel = metrics[(metrics["repeat"] == 0) & metrics["metric"].isin(metric_names)]
     out: dict[tuple, str] = {}
     for r, la, m, u in zip(sel["report"], sel["launch"], sel["metric"], sel["unit"]):
-        out.setdefault((r, la, m), _unit_text(u))
+        out.setdefault((r, la, m), unit_text(u))
     return out
 
 
@@ -317,8 +304,6 @@ def _duration_ns(metrics: pd.DataFrame, wide: pd.DataFrame) -> tuple[pd.Series, 
     it (throughput without timings, event_over_ncu), and per row a note where that took a
     conversion (another time unit: ``analysis.units.unit_factor``) or was impossible (not a
     time: NaN). The column itself keeps the value its report gives."""
-    from analysis.units import unit_factor
-
     metric = "gpu__time_duration.sum"
     unit_of = _launch_units(metrics, [metric])
     values, notes = [], []

@@ -46,11 +46,10 @@ def fp32_accumulation_bound(a: np.ndarray, b_t: np.ndarray) -> tuple[float, np.n
     return gamma, gamma * matmul_f64(np.abs(a), np.abs(b_t))
 
 
-def _array_module():
-    """CuPy where it is installed and sees a GPU (the comparison then runs on the device and
-    only scalars come back: at M = N = K = 8192 the elementwise work on the host took seconds
-    per check), else NumPy (:func:`analysis.gpu.harness.inputs.gpu_array_module`)."""
-    return gpu_array_module()
+#: The comparison's array module: CuPy where it is installed and sees a GPU (the comparison
+#: then runs on the device and only scalars come back: at M = N = K = 8192 the elementwise
+#: work on the host took seconds per check), else NumPy.
+_array_module = gpu_array_module
 
 
 def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,

@@ -113,11 +113,8 @@ def matmul_f64(x: np.ndarray, y_t: np.ndarray) -> np.ndarray:
     product and partial sum is an IEEE float64 operation, so integer inputs whose partial
     sums stay below 2**53 give the exact integer result in any summation order.
     """
-    try:
-        import cupy
-        if cupy.cuda.runtime.getDeviceCount() < 1:
-            raise RuntimeError("no GPU")
-    except Exception:  # no CuPy, no driver or no device: the CPU path
+    cupy = gpu_array_module()
+    if cupy is np:  # no CuPy, no driver or no device: the CPU path
         return x @ y_t.T
     try:
         return cupy.asnumpy(cupy.asarray(x) @ cupy.asarray(y_t).T)
