@@ -1,4 +1,4 @@
-"""Dev experiment (one device call): inputs drawn on the GPU against the host; profile-job parts; raster variants."""
+"""Development measurements in one process on a GPU machine: inputs drawn on the GPU against the host; profile-job parts; raster variants."""
 import dataclasses, json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
