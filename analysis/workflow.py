@@ -11,7 +11,7 @@ from pathlib import Path
 from analysis.errors import ConfigError, ToolNotFoundError
 from analysis.gpu.config import kernel_options, tiling_from_config  # noqa: F401 (the rules call them here)
 from analysis.gpu.device import GpuInfo, LocalGpu, detect_gpu, profile_set_name  # noqa: F401
-from analysis.gpu.harness import TMA_SWIZZLES
+from analysis.gpu.harness import TMA_SWIZZLES, Tiling
 from analysis.names import NA_LIKE_NAMES, ReportName, report_stem, set_name_problem
 from analysis.precision import precision_of
 from analysis.tools import find_tool, ncu_version
@@ -47,6 +47,11 @@ def skipped_for_arch(kernels: dict, gpu_arch: str) -> list[str]:
             for name, spec in kernels.items()
             if kernel_target(gpu_arch, spec["archs"]) is None and any(a.endswith("a") for a in spec["archs"])]
 
+
+#: The kernel headers (kernels/) whose code reads the tiling's build parameters cluster_m
+#: (CLUSTER_M) and persistent (PERSISTENT); a kernel given either must include one of them.
+READS_CLUSTER_M = ("wgmma_gemm.cuh",)
+READS_PERSISTENT = ("wgmma_gemm.cuh", "int4_wgmma.cuh")
 
 #: Most shared memory one block may use, static plus dynamic, in bytes, per architecture
 #: (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": maximum
@@ -120,8 +125,10 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         memory beyond what one of the kernel's architectures allows a block, an
         architecture-specific target (``sm_90a``) beside other archs, a ``tma`` kernel
         without the 128-byte K tile or a producer warpgroup, a tiling value no kernel can
-        use (:class:`analysis.gpu.harness.Tiling`), or ``cluster_m`` / ``persistent`` on a
-        kernel whose source is not built on kernels/wgmma_gemm.cuh, which alone reads them.
+        use (:class:`analysis.gpu.harness.Tiling`), ``cluster_m`` on a kernel not built on
+        kernels/wgmma_gemm.cuh, or ``persistent`` on one built on neither it nor
+        kernels/int4_wgmma.cuh (the headers that read them: :data:`READS_CLUSTER_M`,
+        :data:`READS_PERSISTENT`).
     """
     bad = non_finite_values(config)
     if bad:
@@ -161,11 +168,13 @@ def check_config(config: dict, kernel_dir: Path) -> None:
             tiling = tiling_from_config(config, name)
         except ConfigError as exc:
             raise ConfigError(f"config kernels.{name}: {exc}") from None
-        if (tiling.cluster_m, tiling.persistent) != (1, 0) and (
-                not spec.get("tma") or '#include "wgmma_gemm.cuh"' not in src.read_text()):
-            raise ConfigError(f"config kernels.{name}.tiling: cluster_m and persistent are build parameters of "
-                              f"kernels/wgmma_gemm.cuh (tma kernels that include it); {src} does not, so "
-                              "its launch would not match its code")
+        for key, headers in (("cluster_m", READS_CLUSTER_M), ("persistent", READS_PERSISTENT)):
+            if getattr(tiling, key) != Tiling.__dataclass_fields__[key].default and not (
+                    spec.get("tma") and any(f'#include "{h}"' in src.read_text() for h in headers)):
+                raise ConfigError(f"config kernels.{name}.tiling: {key} is a build parameter of "
+                                  f"{' and '.join('kernels/' + h for h in headers)} (tma kernels that include "
+                                  f"{'it' if len(headers) == 1 else 'one'}); {src} does not, so its launch would "
+                                  "not match its code")
         if tiling.block_n % tiling.cluster_m:
             raise ConfigError(f"config kernels.{name}.tiling: block_n {tiling.block_n} does not split among "
                               f"cluster_m={tiling.cluster_m} CTAs")

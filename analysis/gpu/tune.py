@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[2]
 #: Dynamic shared memory the kernels with tilings of their own lay out, per registry kernel,
 #: as a function of the tiling: kStages stages of the A and B tiles; for the INT4 mma.sync
 #: kernel kStages packed stages plus two INT8 tiles of twice the row bytes; for the wgmma
-#: kernels (kernels/wgmma_gemm.cuh, kernels/int4_wgmma_unpack_s8.cu) their stages (the INT4
+#: kernels (kernels/wgmma_gemm.cuh, kernels/int4_wgmma.cuh) their stages (the INT4
 #: one: packed A and B and an INT8 B of twice the row) plus 1024 bytes of alignment slack.
 SMEM_LAYOUT = {
     "fp16_ptx_tuned": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes,
@@ -43,6 +43,7 @@ SMEM_LAYOUT = {
     "fp16_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
     "int8_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
     "int4_wgmma_unpack_s8": lambda t: t.stages * (t.block_m + 3 * t.block_n) * t.block_k_bytes + 1024,
+    "int4_wgmma_persistent": lambda t: t.stages * (t.block_m + 3 * t.block_n) * t.block_k_bytes + 1024,
 }
 
 

@@ -41,7 +41,8 @@ ALIASES = str(Path(analysis.__file__).parent / "data" / "metric_aliases.csv")
 FIGURE_NAMES = ["occupancy_vs_throughput", "coalescing", "dram_active"]
 STUDY_FIGURES = ["throughput", "speedup", "instructions", "ablation", "roofline"]
 KERNEL_HEADERS = ["kernels/gemm_common.cuh", "kernels/ptx.cuh", "kernels/wmma_gemm.cuh", "kernels/mma_gemm.cuh",
-                  "kernels/tuned_gemm.cuh", "kernels/hopper.cuh", "kernels/wgmma_gemm.cuh"]
+                  "kernels/tuned_gemm.cuh", "kernels/hopper.cuh", "kernels/wgmma_gemm.cuh",
+                  "kernels/int4_wgmma.cuh"]
 
 # One GPU job at a time unless the command line grants more (--resources gpu=N); rules
 # that use the GPU declare resources: gpu=1. Snakemake leaves a resource nobody

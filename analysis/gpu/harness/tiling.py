@@ -31,9 +31,12 @@ class Tiling:
             the CTAs of a cluster compute vertically adjacent blocks and each copies its
             1 / cluster_m of their common B tile into all of them, one TMA multicast); 1:
             no cluster. The cluster shape is compiled into the kernel (__cluster_dims__).
-        persistent: 1 for a persistent kernel (kernels/wgmma_gemm.cuh PERSISTENT): the grid
-            is (1, P), P the GPU's SM count rounded down to whole clusters (or the number
-            of blocks of C, if fewer), each CTA looping over blocks of C; 0: one CTA per block.
+        persistent: 1 for a persistent kernel (PERSISTENT of kernels/wgmma_gemm.cuh and
+            kernels/int4_wgmma.cuh): the grid is (1, P), P the GPU's SM count rounded down to
+            whole clusters (or the number of blocks of C, if fewer), each CTA looping over
+            blocks of C; 0: one CTA per block. The persistent INT4 kernel (the only TMA
+            kernel with 64-byte K tiles) takes K tiles in pairs, so K must be a multiple of
+            two of them (:meth:`check_shape`).
         arch: the nvcc target the kernel needs instead of the configured architecture
             (``sm_90a`` for the wgmma kernels, set by
             :func:`analysis.workflow.tiling_from_config` from the registry's archs); None
@@ -160,11 +163,15 @@ class Tiling:
 
         Raises:
             ConfigError: M, N or K is not a positive multiple of its tile (M of the
-                cluster's cluster_m blocks).
+                cluster's cluster_m blocks; K of two K tiles for the persistent INT4 kernel,
+                kernels/int4_wgmma.cuh, whose A registers alternate between two tiles: an
+                odd count would make ptxas serialize its wgmma).
         """
         bk = self.block_k(prec)
-        for dim, val, tile in (("M", m, self.block_m * self.cluster_m), ("N", n, self.block_n), ("K", k, bk)):
+        k_tile = 2 * bk if self.persistent and self.producer_warps and self.block_k_bytes == 64 else bk
+        for dim, val, tile in (("M", m, self.block_m * self.cluster_m), ("N", n, self.block_n), ("K", k, k_tile)):
             if val <= 0 or val % tile:
                 cluster = f", clusters of {self.cluster_m} block rows" if self.cluster_m != 1 else ""
                 raise ConfigError(f"{kernel}: {dim}={val} is not a positive multiple of its tile "
-                                  f"{tile} (tiling {self.block_m}x{self.block_n}{cluster}, K tile {bk})")
+                                  f"{tile} (tiling {self.block_m}x{self.block_n}{cluster}, K tile {bk}"
+                                  f"{', K tiles in pairs' if k_tile != bk else ''})")

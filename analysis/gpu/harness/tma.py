@@ -21,7 +21,7 @@ TENSOR_MAP_BYTES = 128
 #: row must be exactly as wide as the swizzle's span (CUDA Driver API, CUtensorMapSwizzle:
 #: the inner box dimension times the element size at most the span). 128: the wgmma
 #: kernels' FP16/INT8 rows (kernels/wgmma_gemm.cuh); 64: packed INT4 rows
-#: (kernels/int4_wgmma_unpack_s8.cu).
+#: (kernels/int4_wgmma.cuh).
 TMA_SWIZZLES = {64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}
 
 

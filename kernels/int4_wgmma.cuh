@@ -1,0 +1,335 @@
+// The INT4 GEMM on Hopper's own path (sm_90a; registry study: false, tma: true; kernels
+// int4_wgmma_unpack_s8 and int4_wgmma_persistent): INT4 in memory, INT8 on the tensor cores.
+// H100/H200 have no s4 wgmma, so each packed K tile is unpacked to INT8 once and multiplied
+// by wgmma.mma_async .s8:
+//
+//  - TMA copies the packed tiles (A: BLOCK_M rows, B: BLOCK_N rows, BLOCK_K_BYTES = 64
+//    bytes = 128 INT4 of K each) into a STAGES-deep ring, 64-byte swizzled
+//    (CU_TENSOR_MAP_SWIZZLE_64B: the 16-byte chunk c of row r at c ^ ((r / 2) % 4), so the
+//    8 rows a quarter warp reads at one chunk fall on 8 bank groups), completing on
+//    `packed_full`;
+//  - the producer warpgroup unpacks B into the stage's INT8 B tile, laid out as TMA would
+//    write it with the 128-byte swizzle (rows of 128 bytes, chunk c of row r at c ^ (r % 8)),
+//    fences it to the async proxy and arrives on `b_full`;
+//  - each of the two consumer warpgroups owns BLOCK_M / 2 rows and reads its packed A rows
+//    straight into the A registers of wgmma.mma_async m64nBLOCK_Nk32 .s8 (A from registers,
+//    B from the INT8 tile by descriptor): A is never stored unpacked.
+//
+// The registry's 256 x 128 block makes the unpacked operand (B) the smaller one: per K tile
+// shared memory carries 24 KiB of TMA writes, 16 KiB of A reads, 8 + 16 KiB of unpacking
+// and 64 KiB of wgmma B reads (docs/perf-notes.md has the 128 x 256 block measured too).
+//
+// Nibbles are not reordered into K order (as in int4_ptx_tuned_unpack_s8): a 32-bit word of
+// 8 INT4 becomes the word of its 4 low nibbles and the word of its 4 high ones, each nibble
+// in the top half of its byte (16 times its value, 3 integer instructions per word). The
+// packed chunk c of a row (words w[4c .. 4c + 3]) becomes INT8 chunks 2c (low nibbles) and
+// 2c + 1 (high nibbles), i.e. K step c of the wgmma; a consumer lane (g = lane / 4, t =
+// lane % 4) loads word w[4c + t] of rows g and g + 8 and holds exactly the bytes 4t .. 4t +
+// 3 and 16 + 4t .. 16 + 4t + 3 its A fragment needs (hopper.cuh,
+// wgmma_m64n256k32_s32_s8_rs). Both operands get the same order, so every dot product, and
+// C, is unchanged. Every product is (16 a)(16 b) = 256 a b, so the epilogue shifts right by
+// 8 (exact; |256 C| < 2^31 for K < 131072).
+//
+// Barriers per stage: packed_full (TMA bytes), packed_empty (4 producer warps, done
+// unpacking B, + 8 consumer warps, done reading A), b_full (4 producer warps), b_empty (8
+// consumer warps, their wgmma on the INT8 B complete). Shared memory: STAGES x (INT8 B +
+// packed A + packed B) + 1024 bytes of alignment slack.
+//
+// PERSISTENT=1 (int4_wgmma_persistent; the harness's Tiling.grid): the grid is (1, P), P the
+// SM count or the blocks of C if fewer, and each CTA loops over blocks of C in the order of
+// tuned::raster_pid. Its K tiles are numbered over all its blocks (`it`: stage it % STAGES,
+// phase (it / STAGES) & 1), so the producer copies and unpacks the next block's first tiles
+// while the consumers store C; the consumers release a block's last INT8 B stage before
+// storing. PERSISTENT=0: one block per CTA, grid (N / BLOCK_N, M / BLOCK_M).
+#pragma once
+
+#include <cstdint>
+
+#include "hopper.cuh"
+#include "tuned_gemm.cuh"  // tuned::raster_block (RASTER), ptx:: shared-memory loads and stores
+
+#ifndef PRODUCER_WARPS
+#define PRODUCER_WARPS 4
+#endif
+#ifndef PERSISTENT
+#define PERSISTENT 0
+#endif
+
+namespace i4wg {
+
+constexpr int kBlockM = BLOCK_M;
+constexpr int kBlockN = BLOCK_N;
+constexpr int kPackedRowBytes = BLOCK_K_BYTES;      // 64: 128 INT4 of K
+constexpr int kS8RowBytes = 2 * BLOCK_K_BYTES;      // 128: one 128-byte swizzle row
+constexpr int kStages = STAGES;
+constexpr int kConsumerWarps = WARPS_M * WARPS_N;
+constexpr int kConsumers = kConsumerWarps / 4;      // consumer warpgroups
+constexpr int kRowsPerConsumer = kBlockM / kConsumers;
+constexpr int kHalves = kRowsPerConsumer / 64;      // m64 wgmma per consumer and K step
+constexpr int kThreads = (PRODUCER_WARPS + kConsumerWarps) * 32;
+constexpr int kProducerThreads = PRODUCER_WARPS * 32;
+constexpr int kPackedA = kBlockM * kPackedRowBytes;  // bytes per stage
+constexpr int kPackedB = kBlockN * kPackedRowBytes;
+constexpr int kS8B = kBlockN * kS8RowBytes;
+constexpr int kStageBytes = kS8B + kPackedA + kPackedB;  // INT8 B first: its 1024-byte alignment
+constexpr int kAlign = 1024;
+constexpr bool kPersistent = PERSISTENT != 0;
+constexpr int kRaster = tuned::kRaster;
+constexpr int kSmemBytes = kStages * kStageBytes + kAlign;
+constexpr int kSteps = kS8RowBytes / 32;                              // wgmma k32 steps per K tile
+constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kProducerThreads;  // packed 16-byte chunks per producer thread
+// Registers after setmaxnreg, 64512 of the SM's 65536 in both cases: 128 x 88 + 256 x 208
+// where a producer thread holds 8 packed chunks (BLOCK_N 256), 128 x 56 + 256 x 224 where
+// it holds 4 (BLOCK_N 128) and a consumer twice as many A registers.
+constexpr int kProducerRegs = kItems == 8 ? 88 : 56;
+constexpr int kConsumerRegs = kItems == 8 ? 208 : 224;
+
+static_assert(kPackedRowBytes == 64, "packed rows of 64 bytes (the 64-byte swizzle) unpack to one 128-byte row");
+static_assert(PRODUCER_WARPS == 4 && WARPS_N == 1 && kConsumerWarps % 4 == 0 && kRowsPerConsumer % 64 == 0,
+              "one producer warpgroup; WARPS_M = 4 per consumer warpgroup, each 64 x kHalves rows");
+static_assert((kBlockN == 128 && kHalves == 2) || (kBlockN == 256 && kHalves == 1),
+              "128 accumulators per consumer thread: 2 x m64n128 or 1 x m64n256 per K step");
+static_assert(kBlockN * 4 % kProducerThreads == 0, "whole packed chunks per producer thread");
+static_assert(kStageBytes % kAlign == 0 && kS8B % kAlign == 0, "every stage keeps the swizzles' 1024-byte alignment");
+static_assert(kStages >= 2, "the pipeline needs at least two stages");
+
+// Low and high nibbles of a packed word, each as 16 times its value in its own byte.
+__device__ __forceinline__ uint32_t lo_x16(uint32_t w) { return (w << 4) & 0xf0f0f0f0u; }
+__device__ __forceinline__ uint32_t hi_x16(uint32_t w) { return w & 0xf0f0f0f0u; }
+
+// Byte offset of the 16-byte chunk c of row r in a tile of 64-byte rows, 64-byte swizzle.
+__device__ __forceinline__ uint32_t sw64(int r, int c) { return r * 64 + ((c ^ ((r >> 1) & 3)) << 4); }
+// ... and in a tile of 128-byte rows, 128-byte swizzle.
+__device__ __forceinline__ uint32_t sw128(int r, int c) { return r * 128 + ((c ^ (r & 7)) << 4); }
+
+// The producer thread's share of the packed B tile (at `packed`) unpacked into the INT8 B
+// tile (at `s8`): item i (= thread + i x 128) is the packed chunk c = item % 4 (4 words) of
+// row r = item / 4, which becomes INT8 chunks 2c (the low nibbles) and 2c + 1 (the high
+// ones) of that row. A quarter warp reads two whole rows (one 128-byte line) and writes 8
+// distinct bank groups. All loads are issued before the first store: the wrappers are
+// volatile asm, which the compiler keeps in program order.
+__device__ __forceinline__ void unpack_b(uint32_t s8, uint32_t packed, int thread) {
+  uint4 q[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int item = thread + i * kProducerThreads;
+    q[i] = ptx::ld_shared_v4(packed + sw64(item / 4, item % 4));
+  }
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int item = thread + i * kProducerThreads, r = item / 4, c = item % 4;
+    ptx::st_shared_v4(s8 + sw128(r, 2 * c),
+                      make_uint4(lo_x16(q[i].x), lo_x16(q[i].y), lo_x16(q[i].z), lo_x16(q[i].w)));
+    ptx::st_shared_v4(s8 + sw128(r, 2 * c + 1),
+                      make_uint4(hi_x16(q[i].x), hi_x16(q[i].y), hi_x16(q[i].z), hi_x16(q[i].w)));
+  }
+}
+
+// The wgmma of one m64 half and K step: n128 or n256, A from registers.
+template <int N>
+struct RsMma;
+template <>
+struct RsMma<128> {
+  static constexpr int kAcc = 64;
+  __device__ __forceinline__ static void mma(int32_t (&d)[64], const uint32_t (&a)[4], uint64_t b, uint32_t acc) {
+    hopper::wgmma_m64n128k32_s32_s8_rs(d, a, b, acc);
+  }
+};
+template <>
+struct RsMma<256> {
+  static constexpr int kAcc = 128;
+  __device__ __forceinline__ static void mma(int32_t (&d)[128], const uint32_t (&a)[4], uint64_t b, uint32_t acc) {
+    hopper::wgmma_m64n256k32_s32_s8_rs(d, a, b, acc);
+  }
+};
+using Mma = RsMma<kBlockN>;
+
+// The blocks of C this CTA computes (the walk of tuned::raster_pid, groups of kRaster block
+// rows): without kPersistent block blockIdx.y * gridDim.x + blockIdx.x alone, with it blocks
+// blockIdx.y, blockIdx.y + gridDim.y, ...
+struct Tiles {
+  int cols, rows, first, stride, count, mine;
+  __device__ __forceinline__ Tiles(int m, int n) : cols(n / kBlockN), rows(m / kBlockM) {
+    count = cols * rows;
+    if constexpr (kPersistent) {
+      first = blockIdx.y;
+      stride = gridDim.y;
+    } else {
+      first = blockIdx.y * gridDim.x + blockIdx.x;
+      stride = count;
+    }
+    mine = !kPersistent ? 1 : first < count ? (count - 1 - first) / stride + 1 : 0;
+  }
+  __device__ __forceinline__ tuned::BlockCoord block(int i) const {  // this CTA's i-th block
+    return tuned::raster_pid<kRaster>(first + i * stride, cols, rows);
+  }
+};
+
+}  // namespace i4wg
+
+// The tensor maps of the packed A and B (analysis.harness.TMA_GLOBALS; 64-byte boxes).
+__device__ hopper::TensorMap wgmma_tma_a;
+__device__ hopper::TensorMap wgmma_tma_b;
+
+namespace i4wg {
+
+// C (INT32, M x N row-major) = A B for packed INT4 A (M rows of K / 2 bytes) and B (N rows).
+__device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
+  extern __shared__ uint8_t smem_raw[];
+  __shared__ alignas(8) uint64_t packed_full[kStages], packed_empty[kStages], b_full[kStages], b_empty[kStages];
+  uint8_t* smem = reinterpret_cast<uint8_t*>(
+      (reinterpret_cast<uintptr_t>(smem_raw) + kAlign - 1) & ~static_cast<uintptr_t>(kAlign - 1));
+  const uint32_t base = hopper::smem_u32(smem);
+  const Tiles tiles(M, N);
+  const int k_tiles = K / 2 / kPackedRowBytes;
+  const int total = tiles.mine * k_tiles;  // K tiles of all this CTA's blocks
+  if (kPersistent && k_tiles % 2) __trap();  // pairs of K tiles only (Tiling.check_shape refuses odd counts)
+  const int wgroup = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
+  // Stage s: INT8 B at s8_b(s), then packed A, then packed B.
+  auto s8_b = [&](int s) { return base + s * kStageBytes; };
+  auto packed_a = [&](int s) { return s8_b(s) + kS8B; };
+  auto packed_b = [&](int s) { return s8_b(s) + kS8B + kPackedA; };
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      hopper::mbarrier_init(&packed_full[s], 1);
+      hopper::mbarrier_init(&packed_empty[s], PRODUCER_WARPS + kConsumerWarps);
+      hopper::mbarrier_init(&b_full[s], PRODUCER_WARPS);
+      hopper::mbarrier_init(&b_empty[s], kConsumerWarps);
+    }
+    hopper::fence_mbarrier_init();
+    hopper::prefetch_tensormap(&wgmma_tma_a);
+    hopper::prefetch_tensormap(&wgmma_tma_b);
+  }
+  __syncthreads();
+
+  // `it` counts the K tiles this CTA has gone through, over all its blocks of C.
+  if (wgroup == 0) {
+    hopper::setmaxnreg_dec<kProducerRegs>();
+    // Thread 0 copies packed tile `next` into its stage once the stage is free: tiles 0 ..
+    // kStages - 1 at first, then, after unpacking tile it, tile it + kStages into tile it's
+    // stage as soon as the consumers have read its A (they read A before waiting for B, so
+    // this seldom waits). Measured against copying before the unpacking, and against copying
+    // only into stages already free (non-blocking), in docs/perf-notes.md.
+    int next = 0;
+    const tuned::BlockCoord blk0 = tiles.block(0);
+    auto copy_next = [&]() {
+      const int s = next % kStages;
+      const int kt = kPersistent ? next % k_tiles : next;
+      const tuned::BlockCoord blk = kPersistent ? tiles.block(next / k_tiles) : blk0;
+      hopper::mbarrier_wait(&packed_empty[s], ((next / kStages) & 1) ^ 1);
+      hopper::mbarrier_arrive_expect_tx(&packed_full[s], kPackedA + kPackedB);
+      hopper::tma_load_2d(smem + s * kStageBytes + kS8B, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM,
+                          &packed_full[s]);
+      hopper::tma_load_2d(smem + s * kStageBytes + kS8B + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes,
+                          blk.n * kBlockN, &packed_full[s]);
+      ++next;
+    };
+    if (threadIdx.x == 0)
+      while (next < total && next < kStages) copy_next();
+    for (int it = 0; it < total; ++it) {
+      const int s = it % kStages;
+      const uint32_t phase = (it / kStages) & 1;
+      hopper::mbarrier_wait(&packed_full[s], phase);
+      hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
+      unpack_b(s8_b(s), packed_b(s), threadIdx.x);
+      hopper::fence_proxy_async_shared();  // the INT8 B, written by st.shared, is read by wgmma
+      __syncwarp();
+      if (lane == 0) {
+        hopper::mbarrier_arrive(&b_full[s]);
+        hopper::mbarrier_arrive(&packed_empty[s]);
+      }
+      if (threadIdx.x == 0 && next < total) copy_next();
+    }
+  } else {
+    hopper::setmaxnreg_inc<kConsumerRegs>();
+    const int c = wgroup - 1;
+    const int row = c * kRowsPerConsumer + warp * 16 + lane / 4;  // + 64 h, + 8: this lane's A rows
+    const int t = lane % 4;
+    int32_t acc[kHalves][Mma::kAcc];
+    uint32_t a[2][kHalves][kSteps][4];
+
+    // K tile kt of the block (the CTA's tile it) with its A registers `af`: read A, free the
+    // packed stage, wait for B, issue.
+    auto tile = [&](int it, int kt, uint32_t (&af)[kHalves][kSteps][4]) {
+      const int s = it % kStages;
+      const uint32_t phase = (it / kStages) & 1;
+      hopper::mbarrier_wait(&packed_full[s], phase);
+      uint32_t w[kHalves][2][kSteps];
+#pragma unroll
+      for (int h = 0; h < kHalves; ++h)
+#pragma unroll
+        for (int ks = 0; ks < kSteps; ++ks) {
+          w[h][0][ks] = ptx::ld_shared_u32(packed_a(s) + sw64(row + 64 * h, ks) + 4 * t);
+          w[h][1][ks] = ptx::ld_shared_u32(packed_a(s) + sw64(row + 64 * h + 8, ks) + 4 * t);
+        }
+#pragma unroll
+      for (int h = 0; h < kHalves; ++h)
+#pragma unroll
+        for (int ks = 0; ks < kSteps; ++ks) {
+          af[h][ks][0] = lo_x16(w[h][0][ks]);
+          af[h][ks][1] = lo_x16(w[h][1][ks]);
+          af[h][ks][2] = hi_x16(w[h][0][ks]);
+          af[h][ks][3] = hi_x16(w[h][1][ks]);
+        }
+      __syncwarp();  // every lane's loads are in registers: the packed stage may be refilled
+      if (lane == 0) hopper::mbarrier_arrive(&packed_empty[s]);
+      hopper::mbarrier_wait(&b_full[s], phase);
+      hopper::wgmma_fence();
+#pragma unroll
+      for (int ks = 0; ks < kSteps; ++ks)
+#pragma unroll
+        for (int h = 0; h < kHalves; ++h)
+          Mma::mma(acc[h], af[h][ks], hopper::desc_k_major_sw128(s8_b(s) + ks * 32), kt > 0 || ks > 0);
+      hopper::wgmma_commit();
+      hopper::wgmma_wait<1>();  // tile it - 1's wgmma are done: its INT8 B and its A registers are free
+      if (kt > 0 && lane == 0) hopper::mbarrier_arrive(&b_empty[(it - 1) % kStages]);
+    };
+    int it = 0;
+    for (int i = 0; i < tiles.mine; ++i) {
+      // Two tiles per iteration, so each tile's A registers are a fixed half of `a`.
+      int kt = 0;
+      for (; kt + 1 < k_tiles; kt += 2, it += 2) {
+        tile(it, kt, a[0]);
+        tile(it + 1, kt + 1, a[1]);
+      }
+      // An odd count's last tile: not in the persistent build, where it would give a block's
+      // last and the next block's first tile the same A registers, which makes ptxas
+      // serialize every wgmma (C7512); the harness refuses such K for it (Tiling.check_shape).
+      if constexpr (!kPersistent) {
+        if (kt < k_tiles) tile(it++, kt, a[0]);
+      }
+      hopper::wgmma_wait<0>();
+#pragma unroll
+      for (int h = 0; h < kHalves; ++h) hopper::fence_operands(acc[h]);
+      // the block's last INT8 B stage, which the producer refills with the next block's while
+      // this warpgroup stores C
+      if (kPersistent && lane == 0) hopper::mbarrier_arrive(&b_empty[(it - 1) % kStages]);
+
+      // Accumulators to C (the m64 layout of wgmma_gemm.cuh per half), each divided by 256
+      // exactly; the block's place computed here, not held through the main loop (registers).
+      const tuned::BlockCoord blk = tiles.block(i);
+#pragma unroll
+      for (int h = 0; h < kHalves; ++h) {
+        const int64_t crow = static_cast<int64_t>(blk.m) * kBlockM + row + 64 * h;
+        int32_t* out = static_cast<int32_t*>(C_) + crow * N + static_cast<int64_t>(blk.n) * kBlockN + 2 * t;
+#pragma unroll
+        for (int j = 0; j < Mma::kAcc / 4; ++j) {
+          *reinterpret_cast<int2*>(out + 8 * j) = int2{acc[h][4 * j] >> 8, acc[h][4 * j + 1] >> 8};
+          *reinterpret_cast<int2*>(out + 8 * N + 8 * j) = int2{acc[h][4 * j + 2] >> 8, acc[h][4 * j + 3] >> 8};
+        }
+      }
+    }
+  }
+}
+
+}  // namespace i4wg
+
+// The launcher: the study's signature, one block of kThreads per SM (setmaxnreg needs the
+// register cap at entry), dynamic shared memory kSmemBytes; SMEM_BYTES, when given (the
+// registry's tiling.smem_bytes), must equal it: the harness launches with that many bytes.
+#define INT4_WGMMA_KERNEL(name)                                                                          \
+  static_assert(!(SMEM_BYTES_GIVEN) || i4wg::kSmemBytes == (SMEM_BYTES_VALUE),                           \
+                #name ": tiling.smem_bytes in the registry differs from the shared memory it lays out"); \
+  extern "C" __global__ void __launch_bounds__(i4wg::kThreads, 1)                                         \
+      name(const void* __restrict__ A_, const void* __restrict__ B_, void* __restrict__ C_, int M, int N, int K)
