@@ -211,12 +211,21 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
     // stage as soon as the consumers have read its A (they read A before waiting for B, so
     // this seldom waits). Measured against copying before the unpacking, and against copying
     // only into stages already free (non-blocking), in docs/perf-notes.md.
-    int next = 0;
-    const tuned::BlockCoord blk0 = tiles.block(0);
+    // In the persistent build the copy's K tile and block are counted along (copy_kt, copy_i),
+    // not derived from `next` by two divisions: those sat on this thread's, and so its warp's,
+    // unpacking path and cost 12 % of the rate (docs/perf-notes.md).
+    int next = 0, copy_kt = 0, copy_i = 0;
+    tuned::BlockCoord copy_blk = tiles.block(0);
     auto copy_next = [&]() {
       const int s = next % kStages;
-      const int kt = kPersistent ? next % k_tiles : next;
-      const tuned::BlockCoord blk = kPersistent ? tiles.block(next / k_tiles) : blk0;
+      const int kt = kPersistent ? copy_kt : next;
+      const tuned::BlockCoord blk = copy_blk;
+      if constexpr (kPersistent) {
+        if (++copy_kt == k_tiles) {
+          copy_kt = 0;
+          if (++copy_i < tiles.mine) copy_blk = tiles.block(copy_i);
+        }
+      }
       hopper::mbarrier_wait(&packed_empty[s], ((next / kStages) & 1) ^ 1);
       hopper::mbarrier_arrive_expect_tx(&packed_full[s], kPackedA + kPackedB);
       hopper::tma_load_2d(smem + s * kStageBytes + kS8B, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM,
