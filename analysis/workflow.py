@@ -168,9 +168,10 @@ def check_config(config: dict, kernel_dir: Path) -> None:
             tiling = tiling_from_config(config, name)
         except ConfigError as exc:
             raise ConfigError(f"config kernels.{name}: {exc}") from None
+        source = src.read_text()
         for key, headers in (("cluster_m", READS_CLUSTER_M), ("persistent", READS_PERSISTENT)):
-            if getattr(tiling, key) != Tiling.__dataclass_fields__[key].default and not (
-                    spec.get("tma") and any(f'#include "{h}"' in src.read_text() for h in headers)):
+            if getattr(tiling, key) != getattr(Tiling(), key) and not (
+                    spec.get("tma") and any(f'#include "{h}"' in source for h in headers)):
                 raise ConfigError(f"config kernels.{name}.tiling: {key} is a build parameter of "
                                   f"{' and '.join('kernels/' + h for h in headers)} (tma kernels that include "
                                   f"{'it' if len(headers) == 1 else 'one'}); {src} does not, so its launch would "

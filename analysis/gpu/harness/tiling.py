@@ -158,6 +158,13 @@ class Tiling:
         """K elements per tile for a precision."""
         return self.block_k_bytes * 8 // prec.bits
 
+    @property
+    def k_tiles_in_pairs(self) -> bool:
+        """Whether the kernel takes K tiles two at a time and has no code for an odd count:
+        the persistent INT4 wgmma kernel (kernels/int4_wgmma.cuh, PERSISTENT), the only TMA
+        kernel (producer warps) with 64-byte K tiles."""
+        return bool(self.persistent and self.producer_warps and self.block_k_bytes == 64)
+
     def check_shape(self, kernel: str, prec: Precision, m: int, n: int, k: int) -> None:
         """Refuse sizes the kernel cannot handle, before any launch.
 
@@ -168,7 +175,7 @@ class Tiling:
                 odd count would make ptxas serialize its wgmma).
         """
         bk = self.block_k(prec)
-        k_tile = 2 * bk if self.persistent and self.producer_warps and self.block_k_bytes == 64 else bk
+        k_tile = 2 * bk if self.k_tiles_in_pairs else bk
         for dim, val, tile in (("M", m, self.block_m * self.cluster_m), ("N", n, self.block_n), ("K", k, k_tile)):
             if val <= 0 or val % tile:
                 cluster = f", clusters of {self.cluster_m} block rows" if self.cluster_m != 1 else ""
