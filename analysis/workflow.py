@@ -125,7 +125,8 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         memory beyond what one of the kernel's architectures allows a block, an
         architecture-specific target (``sm_90a``) beside other archs, a ``tma`` kernel
         without the 128-byte K tile or a producer warpgroup, a tiling value no kernel can
-        use (:class:`analysis.gpu.harness.Tiling`), ``cluster_m`` on a kernel not built on
+        use (:class:`analysis.gpu.harness.Tiling`), a ``tma`` kernel without ``smem_bytes``,
+        ``cluster_m`` on a kernel not built on
         kernels/wgmma_gemm.cuh, or ``persistent`` on one built on neither it nor
         kernels/int4_wgmma.cuh (the headers that read them: :data:`READS_CLUSTER_M`,
         :data:`READS_PERSISTENT`).
@@ -172,13 +173,19 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         for key, headers in (("cluster_m", READS_CLUSTER_M), ("persistent", READS_PERSISTENT)):
             if getattr(tiling, key) != getattr(Tiling(), key) and not (
                     spec.get("tma") and any(f'#include "{h}"' in source for h in headers)):
+                why = (f"{src} does not include {'it' if len(headers) == 1 else 'either'}" if spec.get("tma")
+                       else "the kernel is not tma: true")
                 raise ConfigError(f"config kernels.{name}.tiling: {key} is a build parameter of "
                                   f"{' and '.join('kernels/' + h for h in headers)} (tma kernels that include "
-                                  f"{'it' if len(headers) == 1 else 'one'}); {src} does not, so its launch would "
+                                  f"{'it' if len(headers) == 1 else 'one'}); {why}, so its launch would "
                                   "not match its code")
         if tiling.block_n % tiling.cluster_m:
             raise ConfigError(f"config kernels.{name}.tiling: block_n {tiling.block_n} does not split among "
                               f"cluster_m={tiling.cluster_m} CTAs")
+        if spec.get("tma") and not tiling.smem_bytes:
+            raise ConfigError(f"config kernels.{name}.tiling: a tma kernel lays out its stages in dynamic shared "
+                              "memory, so smem_bytes must give their size (it is 0: the build would not check it "
+                              "and the launch would give the kernel none)")
         if spec.get("tma") and (tiling.block_k_bytes not in TMA_SWIZZLES or not tiling.producer_warps):
             raise ConfigError(f"config kernels.{name}: tma kernels need tiling.block_k_bytes "
                               f"{' or '.join(map(str, TMA_SWIZZLES))} (a swizzle's span) and a producer warpgroup "

@@ -292,3 +292,25 @@ def test_the_persistent_int4_kernel_takes_k_tiles_in_pairs():
     # the wgmma_gemm.cuh persistent kernels take any count of their 128-byte K tiles
     tiling_from_config(CONFIG, "int8_wgmma_cluster").check_shape("int8_wgmma_cluster", precision_of("int8"),
                                                                  512, 512, 384)
+
+
+def test_a_tma_kernel_without_smem_bytes_or_with_non_integer_tiling_is_refused():
+    """A tma kernel's stages live in dynamic shared memory: smem_bytes 0 would skip the
+    build's check of it and launch the kernel with none. A tiling value of 4.0 would reach
+    nvcc as -DSTAGES=4.0 (the schema's integer type admits it). Both are refused by the
+    config checks, naming the kernel and the field; persistent on a kernel that is not
+    tma: true names that cause, not the include."""
+    cfg = copy.deepcopy(CONFIG)
+    cfg["kernels"]["int4_wgmma_persistent"]["tiling"]["smem_bytes"] = 0
+    with pytest.raises(ConfigError, match=r"kernels.int4_wgmma_persistent.tiling: a tma kernel .* smem_bytes"):
+        check_config(cfg, REPO / "kernels")
+    cfg = copy.deepcopy(CONFIG)
+    cfg["kernels"]["int4_wgmma_persistent"]["tiling"]["stages"] = 4.0
+    with pytest.raises(ConfigError, match=r"kernels.int4_wgmma_persistent: tiling: stages=4.0 must be an integer"):
+        check_config(cfg, REPO / "kernels")
+    cfg = copy.deepcopy(CONFIG)
+    cfg["kernels"]["int4_wgmma_persistent"]["tma"] = False
+    with pytest.raises(ConfigError, match=r"persistent is a build parameter .*; the kernel is not tma: true"):
+        check_config(cfg, REPO / "kernels")
+    with pytest.raises(ConfigError, match=r"tiling: persistent=True must be an integer"):
+        Tiling(persistent=True)

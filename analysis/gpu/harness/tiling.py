@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import numbers
+from dataclasses import dataclass, fields
 
 from analysis.errors import ConfigError
 from analysis.precision import Precision
@@ -60,10 +61,15 @@ class Tiling:
         """Refuse a tiling no kernel can be built or launched with.
 
         Raises:
-            ConfigError: a block, K-tile, warp or stage count below 1, a negative raster,
-                shared-memory size or producer-warp count, cluster_m other than 1 or 2, or
-                persistent other than 0 or 1, naming the field and its value.
+            ConfigError: a value that is not an integer (4.0 included: it would reach nvcc
+                as -DSTAGES=4.0), a block, K-tile, warp or stage count below 1, a negative
+                raster, shared-memory size or producer-warp count, cluster_m other than 1 or
+                2, or persistent other than 0 or 1, naming the field and its value.
         """
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name != "arch" and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
+                raise ConfigError(f"tiling: {f.name}={value!r} must be an integer")
         for name in ("block_m", "block_n", "block_k_bytes", "warps_m", "warps_n", "stages", "raster"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"tiling: {name}={getattr(self, name)} must be at least 1")
