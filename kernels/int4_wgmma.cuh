@@ -40,7 +40,9 @@
 // tuned::raster_pid. Its K tiles are numbered over all its blocks (`it`: stage it % STAGES,
 // phase (it / STAGES) & 1), so the producer copies and unpacks the next block's first tiles
 // while the consumers store C; the consumers release a block's last INT8 B stage before
-// storing. PERSISTENT=0: one block per CTA, grid (N / BLOCK_N, M / BLOCK_M).
+// storing. Its blocks take K tiles in pairs only (an even count: Tiling.check_shape), so that
+// a block's last tile and the next block's first use different A registers. PERSISTENT=0:
+// one block per CTA, grid (N / BLOCK_N, M / BLOCK_M).
 #pragma once
 
 #include <cstdint>
