@@ -95,9 +95,37 @@ def _named(config: dict, keys: tuple[str, ...] = NAME_KEYS) -> list[tuple[str, o
         [("profile_sets", v) for v in sets] if isinstance(sets, list) else [])
 
 
+_NUMBER_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def numbers_read_as_text(config: dict) -> list[str]:
+    """Values inside the config's lists and mappings that are text spelling a number, as
+    ``key.path='text'``: what Snakemake's ``--config`` makes of them (it reads a value that
+    is a list or mapping with YAML's BaseLoader, which keeps every scalar as text, so
+    ``kernels={k: {tiling: {stages: 4}}}`` gives ``'4'``). Top-level values are not looked at
+    (``--config`` reads those as YAML, :func:`check_names_are_text`). The workflow shows them
+    only when the schema has refused the config, as the likely cause."""
+    found = []
+
+    def walk(value, path):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{path}.{key}")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, f"{path}[{i}]")
+        elif isinstance(value, str) and _NUMBER_TEXT.fullmatch(value.strip()):
+            found.append(f"{path}={value!r}")
+
+    for key, value in config.items():
+        if isinstance(value, (dict, list)):
+            walk(value, key)
+    return found
+
+
 def check_names_are_text(config: dict) -> None:
     """Refuse, before the schema does, a set name or folder that Snakemake read as a number:
-    ``--config`` reads each value as YAML, so ``set=2024``, ``set=nan`` or ``set=1e3`` arrive
+    ``--config`` reads each top-level value as YAML, so ``set=2024``, ``set=nan`` or ``set=1e3`` arrive
     as 2024, NaN or 1000.0 (shell quotes do not help), and the schema's message ("is not of
     type 'string'") would not say why; a ``--configfile`` keeps a quoted name as text.
 

@@ -261,6 +261,35 @@ def test_set_names_read_as_numbers_say_how_to_give_them(tmp_path):
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-1500:]
 
 
+def test_numbers_inside_lists_and_mappings_read_as_text_are_found():
+    """Snakemake's --config keeps every scalar inside a list or mapping as text: those that
+    spell a number are named with their place in the config, other text and numbers are not,
+    and top-level values (read as YAML) are left to check_names_are_text."""
+    from analysis.workflow import numbers_read_as_text
+
+    config = {"sizes": ["512", 1024, "1e3"], "kernels": {"k": {"tiling": {"stages": "4", "raster": 8},
+                                                           "mma": "mma.sync.m16n8k16", "archs": ["sm_90"]}},
+              "set": "2024", "timing": {"repeats": "-5", "warmups": " 3 "}}
+    assert numbers_read_as_text(config) == ["sizes[0]='512'", "sizes[2]='1e3'", "kernels.k.tiling.stages='4'",
+                                            "timing.repeats='-5'", "timing.warmups=' 3 '"]
+    assert numbers_read_as_text({"sizes": [512], "kernels": {"k": {"mma": "wgmma"}}}) == []
+
+
+@pytest.mark.workflow
+def test_numbers_given_inside_a_config_mapping_say_to_use_a_configfile(tmp_path):
+    """`--config 'sizes=[512, 1024]'` (or a nested tiling value) reaches the schema as text:
+    its refusal names the values read as text and says to give them in a --configfile; a
+    schema error without such values keeps the schema's own message."""
+    root = _bare_workflow(tmp_path)
+    proc = snakemake(root, "-n", "--config", "gpu=off", "sizes=[512, 1024]")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "ValidationError: '512' is not of type 'integer'" in out, out[-1500:]
+    assert "sizes[0]='512', sizes[1]='1024'" in out and "give them in a --configfile" in out
+    proc = snakemake(root, "-n", "--config", "gpu=bogus")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "'bogus'" in out and "--configfile" not in out, out[-1500:]
+
+
 def test_a_report_name_with_a_non_ascii_letter_is_skipped_and_told_so(tmp_path):
     """"é" is a letter to Python but not to the name pattern the shell commands rely on: the
     report is skipped, and the warning says the letters must be ASCII ones."""

@@ -4,6 +4,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 import analysis
@@ -16,12 +17,22 @@ from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, check_names_are_text, committed_sets, kernel_options,
-                               kernel_target, local_gpu, parse_readers, SetIdentity, comparison_pairs, set_reports,
-                               skipped_for_arch, tiling_from_config, unpaired_sets)
+                               kernel_target, local_gpu, numbers_read_as_text, parse_readers, SetIdentity,
+                               comparison_pairs, set_reports, skipped_for_arch, tiling_from_config, unpaired_sets)
 
 
 check_names_are_text(config)  # before the schema, whose message would not say why
-validate(config, schema="../schemas/config.schema.yaml")
+try:
+    validate(config, schema="../schemas/config.schema.yaml")
+except WorkflowError as exc:
+    _texts = numbers_read_as_text(config)
+    if not _texts:
+        raise
+    _why = next((line for line in str(exc).splitlines() if line.startswith("ValidationError")), str(exc))
+    raise ConfigError(f"config: the schema refused it ({_why}), and these values are text that "
+                      f"spells a number: {', '.join(_texts[:6])}{' ...' if len(_texts) > 6 else ''}. Snakemake's "
+                      "--config reads the values inside a list or mapping as text; give them in a --configfile "
+                      "instead") from None
 check_config(config, Path("kernels"))
 
 KERNELS = config["kernels"]
