@@ -52,6 +52,8 @@ def skipped_for_arch(kernels: dict, gpu_arch: str) -> list[str]:
 #: (CLUSTER_M) and persistent (PERSISTENT); a kernel given either must include one of them.
 READS_CLUSTER_M = ("wgmma_gemm.cuh",)
 READS_PERSISTENT = ("wgmma_gemm.cuh", "int4_wgmma.cuh")
+#: A kernel source's own #include "..." lines (not one in a comment or a string).
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.MULTILINE)
 
 #: Most shared memory one block may use, static plus dynamic, in bytes, per architecture
 #: (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": maximum
@@ -197,10 +199,10 @@ def check_config(config: dict, kernel_dir: Path) -> None:
             tiling = tiling_from_config(config, name)
         except ConfigError as exc:
             raise ConfigError(f"config kernels.{name}: {exc}") from None
-        source = src.read_text()
+        included = set(_INCLUDE.findall(src.read_text()))
         for key, headers in (("cluster_m", READS_CLUSTER_M), ("persistent", READS_PERSISTENT)):
             if getattr(tiling, key) != getattr(Tiling(), key) and not (
-                    spec.get("tma") and any(f'#include "{h}"' in source for h in headers)):
+                    spec.get("tma") and included & set(headers)):
                 why = (f"{src} does not include {'it' if len(headers) == 1 else 'either'}" if spec.get("tma")
                        else "the kernel is not tma: true")
                 raise ConfigError(f"config kernels.{name}.tiling: {key} is a build parameter of "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -272,6 +273,23 @@ def test_cluster_and_persistent_only_where_a_header_reads_them():
     cfg = copy.deepcopy(CONFIG)
     cfg["kernels"]["int4_wgmma_unpack_s8"]["tiling"]["persistent"] = 1
     check_config(cfg, REPO / "kernels")
+
+
+def test_only_a_sources_own_include_lines_count(tmp_path):
+    """The header a kernel is built on is read from its #include lines, spaced as the
+    preprocessor allows; an include named in a comment does not count."""
+    kernels = tmp_path / "kernels"
+    shutil.copytree(REPO / "kernels", kernels)
+    src = kernels / "int4_wgmma_persistent.cu"
+    text = src.read_text()
+    src.write_text(text.replace('#include "int4_wgmma.cuh"', '#  include  "int4_wgmma.cuh"'))
+    check_config(CONFIG, kernels)
+    src.write_text(text.replace('#include "int4_wgmma.cuh"', '// was: #include "int4_wgmma.cuh"\n'
+                                                             '#include "int4_wgmma_copy.cuh"'))
+    (kernels / "int4_wgmma_copy.cuh").write_text((kernels / "int4_wgmma.cuh").read_text())
+    with pytest.raises(ConfigError, match=r"int4_wgmma_persistent.tiling: persistent is a build parameter .* "
+                                          r"does not include either"):
+        check_config(CONFIG, kernels)
     cfg = copy.deepcopy(CONFIG)
     cfg["kernels"]["int8_wgmma_cluster"]["tiling"]["cluster_m"] = 3
     with pytest.raises(ConfigError, match="kernels.int8_wgmma_cluster: tiling: cluster_m=3"):
