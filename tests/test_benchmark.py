@@ -104,7 +104,7 @@ def test_job_times_are_split_into_a_part_per_job_and_a_part_per_kernel_ms():
     set's metadata.json gets none (a later run reused the set's name)."""
     import statistics
 
-    run = REPO / "docs" / "gpu-runs" / "2026-12-02_whole_registry_int4_persistent.csv"
+    run = REPO / "docs" / "gpu-runs" / "2026-12-02_whole_registry_persistent_int4_fixed.csv"
     with open(run, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     fits = benchmark.job_time_fit(rows, "2026-12-02")
