@@ -130,3 +130,24 @@ def test_a_kernel_without_a_paired_ratio_is_named_and_the_claim_not_judged(timin
     rows.clear()
     _hopper_claims(lambda *a: rows.append(a), timings.iloc[:0], REGISTRY, pd.DataFrame(), pd.DataFrame())
     assert [r[3] for r in rows] == [None, None] and "the largest N" in rows[1][1]
+
+
+def test_the_fp16_claim_names_a_reference_that_writes_c_in_another_dtype(set_claims):
+    """cuBLAS's references.csv row says "FP16 out" and the FP16 kernels write FP32: the claim's
+    note names both with the bytes of C at N = 8192; a row stating FP32 out (the same row with
+    its source changed), or one stating no output dtype, gives no note."""
+    from analysis.study.targets import _output_note
+
+    refs = read_references(PROFILES / "references.csv")
+    row = refs[(refs["name"] == "cublas_fp16") & (refs["n"] == 8192)]
+    assert row["source"].str.contains("FP16 out").all()
+    note = _output_note(refs, "cublas_fp16", 8192)
+    assert note == (f"; cublas_fp16 writes C in FP16 (references.csv), the FP16 kernels in FP32: "
+                    f"{2 * 8192 ** 2:,} against {4 * 8192 ** 2:,} bytes of C at N=8192")
+    claim = set_claims.loc["Beyond the study: a hand-written wgmma kernel matches the fastest FP16 reference GEMM"]
+    assert claim["note"].endswith(note)
+    fp32 = refs.copy()
+    fp32["source"] = fp32["source"].str.replace("FP16 out", "FP32 out")
+    assert _output_note(fp32, "cublas_fp16", 8192) == ""
+    assert _output_note(refs.drop(columns=["source"]), "cublas_fp16", 8192) == ""
+    assert _output_note(refs, "cublas_fp16", 12345) == ""

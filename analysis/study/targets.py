@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.gpu.paired import paired_ratios
-from analysis.precision import LIBRARY_NAMES
+from analysis.precision import LIBRARY_NAMES, precision_of
 
 
 #: Targets of the INT4 kernels beyond the study at the largest N: the fastest INT4 kernel
@@ -124,6 +124,24 @@ FP16_WGMMA_VS_BEST_REFERENCE = 1.00
 INT8_WGMMA_VS_CEILING = 0.85
 
 
+def _output_note(references: pd.DataFrame | None, library: str, n: int) -> str:
+    """Where references.csv's ``source`` of ``library`` at N = ``n`` states the dtype the
+    library writes C in ("FP16 out") and it is not the FP16 kernels' (FP32, the ``c_dtype``
+    of :func:`analysis.precision.precision_of` ``("fp16")``), a note naming both ("" otherwise): the
+    pair then times kernels that write different bytes of C."""
+    if references is None or not {"name", "n", "source"} <= set(references.columns):
+        return ""
+    rows = references[(references["name"] == library) & (references["n"] == n)]
+    found = rows["source"].astype(str).str.extract(r"\b(FP16|FP32|BF16) out\b")[0].dropna()
+    c_bytes = precision_of("fp16").c_dtype.itemsize
+    kernel_c = f"FP{c_bytes * 8}"
+    if found.empty or found.iloc[0] == kernel_c:
+        return ""
+    lib_c = found.iloc[0]
+    return (f"; {library} writes C in {lib_c} (references.csv), the FP16 kernels in {kernel_c}: "
+            f"{int(lib_c[-2:]) // 8 * n * n:,} against {c_bytes * n * n:,} bytes of C at N={n}")
+
+
 def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.DataFrame | None,
                    paired: pd.DataFrame | None) -> None:
     """The two targets of the wgmma kernels (registry ``mma`` naming wgmma) at the largest N:
@@ -160,7 +178,7 @@ def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.
               f"at N={largest}, the fastest FP16 wgmma kernel / the fastest FP16 reference it was timed in pairs "
               f"with (its smallest paired ratio) >= {FP16_WGMMA_VS_BEST_REFERENCE:.2f}",
               "; ".join(parts), None if missing else bool(best["ratio"] >= FP16_WGMMA_VS_BEST_REFERENCE),
-              "paired.csv of this set")
+              "paired.csv of this set" + _output_note(references, best["library"], largest))
     text = "Beyond the study: the INT8 wgmma kernel runs near the s8 wgmma ceiling"
     t = summary.dropna(subset=["median_ns"])
     largest = int(t["n"].max()) if len(t) else None
