@@ -60,3 +60,8 @@ def precision_of(name: str) -> Precision:
 #: The vendor library GEMM each precision is measured against, by its references.csv name
 #: (analysis.gpu.references): cuBLAS FP16 and cuBLASLt INT8. cuBLAS and cuBLASLt have no INT4 GEMM.
 LIBRARY_NAMES = {"fp16": "cublas_fp16", "int8": "cublaslt_int8"}
+#: The vendor GEMM of a precision that writes C in the dtype our kernels write (``c_dtype``),
+#: where the one of LIBRARY_NAMES does not: cuBLAS FP16 writing FP32 C (``torch.mm`` with
+#: ``out_dtype=torch.float32``), beside cuBLAS writing FP16 C. It is timed and paired like the
+#: library (analysis.gpu.references), so that a pair can compare kernels that write the same bytes.
+SAME_OUTPUT_NAMES = {"fp16": "cublas_fp16_f32out"}

@@ -137,3 +137,54 @@ def test_the_wgmma_ceilings_and_triton_run_on_the_gpu(tmp_path):
         rng = np.random.default_rng(1)
         name, launch, what = triton_reference(torch, prec, 512, rng, make_inputs(precision_of(prec), 512, 512, 512, rng))
         assert name == TRITON_NAMES[prec] and "chose" in what
+
+
+def test_the_same_output_reference_is_accepted_for_fp16_only(tmp_path):
+    """cublas_fp16_f32out (cuBLAS writing FP32 C) is one of the FP16 references of paired.csv
+    and of no other precision's."""
+    d = pd.read_csv(REFS / "paired.csv")
+    fp16 = d[d["library"] == "cublas_fp16"].assign(library="cublas_fp16_f32out")
+    pd.concat([d, fp16]).to_csv(tmp_path / "paired.csv", index=False)
+    assert set(read_paired(tmp_path / "paired.csv")["library"]) >= {"cublas_fp16", "cublas_fp16_f32out"}
+    i = d.index[d["library"] == "cublaslt_int8"][0]
+    d.loc[i, "library"] = "cublas_fp16_f32out"
+    d.to_csv(tmp_path / "wrong.csv", index=False)
+    with pytest.raises(SetFileError, match="library is one of the precision's references"):
+        read_paired(tmp_path / "wrong.csv")
+
+
+@pytest.mark.gpu
+def test_the_same_output_reference_writes_fp32_c_and_is_checked():
+    """On a GPU with PyTorch: cuBLAS FP16 with FP32 C passes the library's check at N = 512 and
+    is timed beside the other references; the check refuses the same C with one wrong element
+    in every sampled row."""
+    pytest.importorskip("torch")
+    import numpy as np
+
+    from analysis.errors import CheckFailedError
+    from analysis.gpu.harness import make_inputs, sample_rows
+    from analysis.gpu.references import _check_library, cuda_torch, library_gemms, same_output_gemm
+    from analysis.precision import precision_of
+
+    torch, why = cuda_torch()
+    if torch is None:
+        pytest.skip(why)
+    prec = precision_of("fp16")
+    rng = np.random.default_rng(3)
+    inputs = make_inputs(prec, 512, 512, 512, rng)
+    got = same_output_gemm(torch, "fp16", 512, rng, inputs)
+    if got is None:
+        pytest.skip(f"torch {torch.__version__}: torch.mm takes no out_dtype")
+    name, launch, what = got
+    assert name == "cublas_fp16_f32out" and "FP32 out" in what
+    a_host, b_host, a_ref, b_ref = inputs
+    c = torch.mm(torch.from_numpy(a_host).cuda(), torch.from_numpy(b_host).cuda().t(), out_dtype=torch.float32)
+    c = c.cpu().numpy()
+    assert c.dtype == np.float32
+    rows = sample_rows(512, 64, rng)
+    _check_library(name, 512, prec, c, a_ref, b_ref, rows)
+    c[rows, 0] += 1.0
+    with pytest.raises(CheckFailedError, match="cublas_fp16_f32out N=512"):
+        _check_library(name, 512, prec, c, a_ref, b_ref, rows)
+    refs, _ = library_gemms([512], 2, 5, 0)
+    assert {r.name for r in refs} >= {"cublas_fp16", "cublas_fp16_f32out", "cublaslt_int8"}

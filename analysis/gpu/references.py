@@ -6,7 +6,9 @@
   the bytes read plus the bytes written, in TB/s.
 - Vendor library GEMMs at each N, through PyTorch where it is installed: cuBLAS FP16
   (``torch.matmul`` on FP16, FP32 accumulation, C in FP16) and cuBLASLt INT8
-  (``torch._int_mm``: A row-major, B column-major, C in INT32, the layout of our kernels).
+  (``torch._int_mm``: A row-major, B column-major, C in INT32, the layout of our kernels),
+  and cuBLAS FP16 writing C in FP32 as our FP16 kernels do (``torch.mm`` with
+  ``out_dtype=torch.float32``, :data:`analysis.precision.SAME_OUTPUT_NAMES`) where PyTorch has it.
   There is no INT4 GEMM in cuBLAS/cuBLASLt, so INT4 has no library line.
 
 Every library GEMM is checked on sampled rows of C against the float64 reference before
@@ -36,7 +38,7 @@ from analysis.gpu.harness import (_check, compare, fp32_accumulation_bound, make
 from analysis.io import write_csv
 from analysis.gpu.paired import PairedKernel, PairedRound, check_pairs, pair_rounds, write_paired
 from analysis.gpu.triton_gemm import TRITON_NAMES, triton_available, triton_launch
-from analysis.precision import LIBRARY_NAMES, gemm_ops, precision_of
+from analysis.precision import LIBRARY_NAMES, SAME_OUTPUT_NAMES, gemm_ops, precision_of
 
 #: Ceiling kernels of kernels/ceilings/mma_peak.cu: precision -> (function, K of the shape).
 PEAK_KERNELS = {
@@ -64,7 +66,7 @@ class Reference:
 
     Attributes:
         name: ``peak_mma_*``, ``peak_wgmma_*_wg{W}``, ``dram_copy``, ``cublas_fp16``, ``cublaslt_int8``,
-            ``triton_fp16`` or ``triton_int8``.
+            ``cublas_fp16_f32out``, ``triton_fp16`` or ``triton_int8``.
         kind: ``ceiling`` or ``library``.
         precision: ``fp16``/``int8``/``int4``, or ``none`` for the copy.
         n: M = N = K of a library GEMM; 0 for a ceiling.
@@ -206,15 +208,16 @@ def ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 4096, blocks_
 
 def _check_library(name: str, n: int, prec, c: np.ndarray, a: np.ndarray, b_t: np.ndarray,
                    rows: np.ndarray) -> None:
-    """Check a library's C on ``rows``: exactly for integers; for FP16 output within the
+    """Check a library's C on ``rows``: exactly for integers; for floating-point output within the
     FP32-accumulation bound (:func:`analysis.gpu.harness.fp32_accumulation_bound`) plus the final rounding
-    to FP16 (unit roundoff 2**-11 of |ref|, IEEE 754 binary16)."""
+    to C's dtype (unit roundoff 2**-11 of |ref| for FP16, 2**-24 for FP32; IEEE 754 binary16, binary32)."""
     if prec.exact:
         chk = compare(c, a, b_t, prec, rows)
         ok, worst = chk.passed, chk.max_abs_error
     else:
         ref = matmul_f64(a[rows], b_t)
-        bound = 2.0**-11 * np.abs(ref) + fp32_accumulation_bound(a[rows], b_t)[1]
+        roundoff = 2.0**-11 if c.dtype == np.float16 else 2.0**-24
+        bound = roundoff * np.abs(ref) + fp32_accumulation_bound(a[rows], b_t)[1]
         diff = np.abs(c[rows].astype(np.float64) - ref)
         ok, worst = bool(np.all(diff <= bound)), float(np.nanmax(diff))
     if not ok:
@@ -249,7 +252,7 @@ def library_gemm(torch, prec_name: str, n: int, rng: np.random.Generator, inputs
     if prec_name == "fp16":
         def launch(a=a, b_t=b_t):
             torch.matmul(a, b_t.t())
-        c = torch.matmul(a, b_t.t()).float()
+        c = torch.matmul(a, b_t.t())
         what = "torch.matmul (cuBLAS), FP16 in, FP32 accumulate, FP16 out"
     else:
         def launch(a=a, b_t=b_t):
@@ -258,6 +261,37 @@ def library_gemm(torch, prec_name: str, n: int, rng: np.random.Generator, inputs
         what = "torch._int_mm (cuBLASLt), INT8 in, B column-major, INT32 out"
     _check_library(name, n, prec, c.cpu().numpy(), a_ref, b_ref, sample_rows(n, 64, rng))
     return name, launch, what
+
+
+def same_output_gemm(torch, prec_name: str, n: int, rng: np.random.Generator, inputs: tuple):
+    """The vendor GEMM of ``prec_name`` that writes C in our kernels' dtype
+    (:data:`analysis.precision.SAME_OUTPUT_NAMES`: cuBLAS FP16 with FP32 C, ``torch.mm`` with
+    ``out_dtype=torch.float32``, which PyTorch has since 2.8) at M = N = K = n on ``inputs``
+    (what :func:`library_gemm` ran on), checked like the library.
+
+    Returns:
+        (name, launch, what) as :func:`library_gemm`, or None where the precision has none
+        (INT8: cuBLASLt already writes INT32) or this PyTorch's ``torch.mm`` takes no
+        ``out_dtype`` (a TypeError or RuntimeError from the first call).
+
+    Raises:
+        CheckFailedError: its C is wrong on 64 sampled rows (:func:`_check_library`).
+    """
+    if prec_name not in SAME_OUTPUT_NAMES:
+        return None
+    prec = precision_of(prec_name)
+    a_host, b_host, a_ref, b_ref = inputs
+    a, b_t = torch.from_numpy(a_host).cuda(), torch.from_numpy(b_host).cuda()
+    try:
+        c = torch.mm(a, b_t.t(), out_dtype=torch.float32)
+    except (TypeError, RuntimeError):
+        return None
+
+    def launch(a=a, b_t=b_t):
+        torch.mm(a, b_t.t(), out_dtype=torch.float32)
+    _check_library(SAME_OUTPUT_NAMES[prec_name], n, prec, c.cpu().numpy(), a_ref, b_ref, sample_rows(n, 64, rng))
+    what = "torch.mm(out_dtype=torch.float32) (cuBLAS), FP16 in, FP32 accumulate, FP32 out"
+    return SAME_OUTPUT_NAMES[prec_name], launch, what
 
 
 def triton_reference(torch, prec_name: str, n: int, rng: np.random.Generator, inputs: tuple):
@@ -275,7 +309,7 @@ def triton_reference(torch, prec_name: str, n: int, rng: np.random.Generator, in
     launch, out, what = triton_launch(torch, prec_name, a, b_t)
     launch()
     torch.cuda.synchronize()
-    c = out.float() if prec_name == "fp16" else out
+    c = out  # FP16 C stays FP16: the check's rounding term follows C's dtype
     _check_library(name, n, prec, c.cpu().numpy(), a_ref, b_ref, sample_rows(n, 64, rng))
     return name, launch, what
 
@@ -314,10 +348,11 @@ def library_gemms(sizes: list[int], warmups: int, repeats: int, seed: int) -> tu
 def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int,
                          pairs: list[PairedKernel] = (), rounds: int = 2
                          ) -> tuple[list[Reference], list[PairedRound], str]:
-    """The library GEMMs of :func:`library_gemms` and, where Triton is installed, the Triton
-    GEMM of each precision on the same inputs (:func:`triton_reference`; a note printed
-    once where it is not), and each kernel of ``pairs`` timed in ``rounds`` rounds with each
-    of those GEMMs of its precision on the library's inputs
+    """The library GEMMs of :func:`library_gemms`, the vendor GEMM writing C in the kernels'
+    dtype where the precision has one (:func:`same_output_gemm`; a note printed where PyTorch
+    lacks it) and, where Triton is installed, the Triton GEMM of each precision on the same
+    inputs (:func:`triton_reference`; a note printed once where it is not), and each kernel of
+    ``pairs`` timed in ``rounds`` rounds with each of those GEMMs of its precision on the library's inputs
     (:func:`analysis.gpu.paired.pair_rounds`), at each N right after that GEMM's own timing.
     The inputs at N are drawn from ``numpy.random.default_rng(seed + n)``: FP16 first, then INT8.
 
@@ -336,7 +371,7 @@ def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int
     stream = torch.cuda.current_stream().cuda_stream
     lib = f"torch {torch.__version__} built with CUDA {torch.version.cuda}"
     triton, why_not = triton_available()
-    rows, paired = [], []
+    rows, paired, missing = [], [], set()
 
     def time_and_pair(prec_name, n, inputs, name, launch, what):
         """Time one reference GEMM of ``prec_name`` at N = ``n``, then each kernel of that
@@ -354,12 +389,19 @@ def library_gemms_paired(sizes: list[int], warmups: int, repeats: int, seed: int
         for prec_name in LIBRARY_NAMES:
             inputs = make_inputs(precision_of(prec_name), n, n, n, rng)
             time_and_pair(prec_name, n, inputs, *library_gemm(torch, prec_name, n, rng, inputs))
+            same = same_output_gemm(torch, prec_name, n, rng, inputs)
+            if same is not None:  # the vendor GEMM writing C as the kernels do, timed and paired the same way
+                time_and_pair(prec_name, n, inputs, *same)
+            elif prec_name in SAME_OUTPUT_NAMES:
+                missing.add(SAME_OUTPUT_NAMES[prec_name])
             if triton is not None:  # the Triton GEMM on the same inputs, timed and paired the same way
                 time_and_pair(prec_name, n, inputs, *triton_reference(torch, prec_name, n, rng, inputs))
             del inputs
         torch.cuda.empty_cache()
     if triton is None:
         print(f"note: {why_not}")
+    for name in sorted(missing):
+        print(f"note: {lib}: torch.mm takes no out_dtype, so no {name}")
     return rows, paired, ""
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 from analysis.study.figures import OKABE_ITO, STYLE, _legend_below, _metric_note, _n_axis, kernel_styles, panel_groups
 from analysis.study.claims import CEILING_OF, LIBRARY
 from analysis.gpu.triton_gemm import TRITON_NAMES
+from analysis.precision import SAME_OUTPUT_NAMES
 
 UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
 
@@ -97,6 +98,7 @@ def fastest_line(summary: pd.DataFrame) -> str:
 def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: str):
     """Event-timed throughput against N, one panel per precision, error bars from the 25th
     to 75th percentile of the timings; the vendor library at each N (dashed, black), the
+    vendor GEMM writing C in the kernels' dtype where measured (dash-dot-dot, SAME_OUTPUT_NAMES), the
     Triton GEMM where measured (dash-dot), the measured ceilings of the precision (dotted
     lines, each named by the loop kernel and so the instruction it bounds: mma.sync, and
     wgmma on Hopper; see CEILING_PRECISIONS) from references.csv, and the datasheet's dense
@@ -117,6 +119,11 @@ def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: st
                 if len(lib):
                     ax.plot(lib["n"], lib["rate"], color="#000000", linestyle="--", linewidth=1.2,
                             label=f"{LIBRARY[prec]} (vendor library)")
+                same = references[(references["name"] == SAME_OUTPUT_NAMES.get(prec))
+                                  & (references["n"] > 0)].sort_values("n")
+                if len(same):
+                    ax.plot(same["n"], same["rate"], color="#000000", linestyle=(0, (5, 1, 1, 1, 1, 1)),
+                            linewidth=1.0, label=f"{SAME_OUTPUT_NAMES[prec]} (vendor library, C in FP32)")
                 tri = references[(references["name"] == TRITON_NAMES.get(prec)) & (references["n"] > 0)].sort_values("n")
                 if len(tri):
                     ax.plot(tri["n"], tri["rate"], color="#000000", linestyle="-.", linewidth=1.2,

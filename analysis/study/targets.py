@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.gpu.paired import paired_ratios
-from analysis.precision import LIBRARY_NAMES, precision_of
+from analysis.precision import LIBRARY_NAMES, SAME_OUTPUT_NAMES, precision_of
 
 
 #: Targets of the INT4 kernels beyond the study at the largest N: the fastest INT4 kernel
@@ -142,6 +142,25 @@ def _output_note(references: pd.DataFrame | None, library: str, n: int) -> str:
             f"{int(lib_c[-2:]) // 8 * n * n:,} against {c_bytes * n * n:,} bytes of C at N={n}")
 
 
+def _same_output_note(ratios: pd.DataFrame, n: int) -> str:
+    """The FP16 wgmma kernels' paired ratios at N = ``n`` against the vendor GEMM that writes C
+    in the kernels' dtype (:data:`analysis.precision.SAME_OUTPUT_NAMES`, FP32), as a note
+    ("" where paired.csv has none): it separates the kernels' speed from the bytes of C, which
+    the fastest reference may write fewer of (:func:`_output_note`).
+
+    Args:
+        ratios: :func:`analysis.gpu.paired.paired_ratios` of the FP16 wgmma kernels.
+        n: the N the claim judges.
+    """
+    same = ratios[(ratios["library"] == SAME_OUTPUT_NAMES["fp16"]) & (ratios["n"] == n)].sort_values("kernel")
+    if same.empty:
+        return ""
+    parts = [f"{r['kernel']} {r['ratio']:.3f}x (first {r['ratio_first']:.3f}, second {r['ratio_second']:.3f})"
+             for _, r in same.iterrows()]
+    return (f"; against {SAME_OUTPUT_NAMES['fp16']} (cuBLAS writing C in FP32, as the kernels do), "
+            f"timed in pairs in the same run: {', '.join(parts)}")
+
+
 def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.DataFrame | None,
                    paired: pd.DataFrame | None) -> None:
     """The two targets of the wgmma kernels (registry ``mma`` naming wgmma) at the largest N:
@@ -178,7 +197,8 @@ def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.
               f"at N={largest}, the fastest FP16 wgmma kernel / the fastest FP16 reference it was timed in pairs "
               f"with (its smallest paired ratio) >= {FP16_WGMMA_VS_BEST_REFERENCE:.2f}",
               "; ".join(parts), None if missing else bool(best["ratio"] >= FP16_WGMMA_VS_BEST_REFERENCE),
-              "paired.csv of this set" + _output_note(references, best["library"], largest))
+              "paired.csv of this set" + _output_note(references, best["library"], largest)
+              + _same_output_note(ratios, largest))
     text = "Beyond the study: the INT8 wgmma kernel runs near the s8 wgmma ceiling"
     t = summary.dropna(subset=["median_ns"])
     largest = int(t["n"].max()) if len(t) else None
