@@ -272,7 +272,8 @@ def same_output_gemm(torch, prec_name: str, n: int, rng: np.random.Generator, in
     Returns:
         (name, launch, what) as :func:`library_gemm`, or None where the precision has none
         (INT8: cuBLASLt already writes INT32) or this PyTorch's ``torch.mm`` takes no
-        ``out_dtype`` (a TypeError or RuntimeError from the first call).
+        ``out_dtype`` (a TypeError or RuntimeError from a probe on 16 x 16 matrices; an error
+        of the GEMM itself, out of memory for one, is raised).
 
     Raises:
         CheckFailedError: its C is wrong on 64 sampled rows (:func:`_check_library`).
@@ -281,11 +282,13 @@ def same_output_gemm(torch, prec_name: str, n: int, rng: np.random.Generator, in
         return None
     prec = precision_of(prec_name)
     a_host, b_host, a_ref, b_ref = inputs
-    a, b_t = torch.from_numpy(a_host).cuda(), torch.from_numpy(b_host).cuda()
+    probe = torch.ones((16, 16), dtype=torch.float16, device="cuda")
     try:
-        c = torch.mm(a, b_t.t(), out_dtype=torch.float32)
+        torch.mm(probe, probe.t(), out_dtype=torch.float32)
     except (TypeError, RuntimeError):
         return None
+    a, b_t = torch.from_numpy(a_host).cuda(), torch.from_numpy(b_host).cuda()
+    c = torch.mm(a, b_t.t(), out_dtype=torch.float32)
 
     def launch(a=a, b_t=b_t):
         torch.mm(a, b_t.t(), out_dtype=torch.float32)
