@@ -102,10 +102,12 @@ def test_kernels_paired_with_two_references_are_judged_against_the_fastest():
                f"{worst['ratio_second']:.2f}, target" in measured  # the target is judged on this one
 
 
-def test_a_triton_reference_of_the_wrong_precision_is_refused(tmp_path):
+@pytest.mark.parametrize("found, wrong", [("triton_int8", "triton_fp16"), ("cublaslt_int8", "cublas_fp16_f32out")])
+def test_a_reference_of_the_wrong_precision_is_refused(tmp_path, found, wrong):
+    """An INT8 row naming an FP16 reference (the Triton one, or cuBLAS writing FP32 C)."""
     d = pd.read_csv(REFS / "paired.csv")
-    i = d.index[d["library"] == "triton_int8"][0]
-    d.loc[i, "library"] = "triton_fp16"
+    i = d.index[d["library"] == found][0]
+    d.loc[i, "library"] = wrong
     d.to_csv(tmp_path / "paired.csv", index=False)
     with pytest.raises(SetFileError, match="library is one of the precision's references"):
         read_paired(tmp_path / "paired.csv")
@@ -139,18 +141,13 @@ def test_the_wgmma_ceilings_and_triton_run_on_the_gpu(tmp_path):
         assert name == TRITON_NAMES[prec] and "chose" in what
 
 
-def test_the_same_output_reference_is_accepted_for_fp16_only(tmp_path):
+def test_the_same_output_reference_is_accepted_for_fp16(tmp_path):
     """cublas_fp16_f32out (cuBLAS writing FP32 C) is one of the FP16 references of paired.csv
-    and of no other precision's."""
+    (an INT8 row naming it: test_a_reference_of_the_wrong_precision_is_refused)."""
     d = pd.read_csv(REFS / "paired.csv")
     fp16 = d[d["library"] == "cublas_fp16"].assign(library="cublas_fp16_f32out")
     pd.concat([d, fp16]).to_csv(tmp_path / "paired.csv", index=False)
     assert set(read_paired(tmp_path / "paired.csv")["library"]) >= {"cublas_fp16", "cublas_fp16_f32out"}
-    i = d.index[d["library"] == "cublaslt_int8"][0]
-    d.loc[i, "library"] = "cublas_fp16_f32out"
-    d.to_csv(tmp_path / "wrong.csv", index=False)
-    with pytest.raises(SetFileError, match="library is one of the precision's references"):
-        read_paired(tmp_path / "wrong.csv")
 
 
 @pytest.mark.gpu

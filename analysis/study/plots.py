@@ -21,6 +21,13 @@ from analysis.gpu.triton_gemm import TRITON_NAMES
 from analysis.precision import SAME_OUTPUT_NAMES
 
 UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
+#: The reference GEMMs the throughput figure draws at each N, in this order: (the references.csv
+#: name of each precision's, line style, line width, what the legend says it is).
+REFERENCE_LINES = (
+    (LIBRARY, "--", 1.2, "vendor library"),
+    (SAME_OUTPUT_NAMES, (0, (5, 1, 1, 1, 1, 1)), 1.0, "vendor library, C in FP32"),
+    (TRITON_NAMES, "-.", 1.2, "Triton, autotuned"),
+)
 
 
 def _with_n(df: pd.DataFrame) -> pd.DataFrame:
@@ -115,19 +122,11 @@ def throughput(summary: pd.DataFrame, references: pd.DataFrame | None, title: st
                 ax.errorbar(g["n"], g["throughput"], yerr=[g["throughput"] - g["t_lo"], g["t_hi"] - g["throughput"]],
                             label=kernel, capsize=2, markersize=4, linewidth=1, **styles[kernel])
             if references is not None and len(references):
-                lib = references[(references["name"] == LIBRARY.get(prec)) & (references["n"] > 0)].sort_values("n")
-                if len(lib):
-                    ax.plot(lib["n"], lib["rate"], color="#000000", linestyle="--", linewidth=1.2,
-                            label=f"{LIBRARY[prec]} (vendor library)")
-                same = references[(references["name"] == SAME_OUTPUT_NAMES.get(prec))
-                                  & (references["n"] > 0)].sort_values("n")
-                if len(same):
-                    ax.plot(same["n"], same["rate"], color="#000000", linestyle=(0, (5, 1, 1, 1, 1, 1)),
-                            linewidth=1.0, label=f"{SAME_OUTPUT_NAMES[prec]} (vendor library, C in FP32)")
-                tri = references[(references["name"] == TRITON_NAMES.get(prec)) & (references["n"] > 0)].sort_values("n")
-                if len(tri):
-                    ax.plot(tri["n"], tri["rate"], color="#000000", linestyle="-.", linewidth=1.2,
-                            label=f"{TRITON_NAMES[prec]} (Triton, autotuned)")
+                for names, style, width, what in REFERENCE_LINES:
+                    ref = references[(references["name"] == names.get(prec)) & (references["n"] > 0)].sort_values("n")
+                    if len(ref):
+                        ax.plot(ref["n"], ref["rate"], color="#000000", linestyle=style, linewidth=width,
+                                label=f"{names[prec]} ({what})")
                 for r in _ceilings(references, prec).itertuples():
                     ax.axhline(r.rate, color="#555555", linestyle=":", linewidth=1)
                     ax.annotate(f"{r.name}: {r.rate:.0f} {r.unit}", (0.02, r.rate), xycoords=("axes fraction", "data"),
