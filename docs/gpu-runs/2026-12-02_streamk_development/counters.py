@@ -18,7 +18,8 @@ METRICS = ["gpu__time_duration.sum", "sm__cycles_active.avg", "sm__cycles_elapse
            "smsp__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
 #: SASS whose warp samples the README counts: the fixup's wait (32-bit acquire load), its loads of C,
 #: the consumers' named barrier
-SASS = ("LDG.E.STRONG.GPU ", "LDG.E.64.STRONG.GPU", "BAR.SYNC")
+#: the consumers' named barrier, and the read of the CTA's shared-memory window in the loops' address arithmetic
+SASS = ("LDG.E.STRONG.GPU ", "LDG.E.64.STRONG.GPU", "BAR.SYNC", "SR_CgaCtaId")
 
 if __name__ == "__main__":
     rows = []
