@@ -17,7 +17,6 @@ N_OF_LAUNCH = {0: 4096, 1: 8192}
 METRICS = ["gpu__time_duration.sum", "sm__cycles_active.avg", "sm__cycles_elapsed.avg.per_second",
            "smsp__inst_executed.sum", "dram__bytes_read.sum", "dram__bytes_write.sum"]
 #: SASS whose warp samples the README counts: the fixup's wait (32-bit acquire load), its loads of C,
-#: the consumers' named barrier
 #: the consumers' named barrier, and the read of the CTA's shared-memory window in the loops' address arithmetic
 SASS = ("LDG.E.STRONG.GPU ", "LDG.E.64.STRONG.GPU", "BAR.SYNC", "SR_CgaCtaId")
 
