@@ -65,3 +65,9 @@ LIBRARY_NAMES = {"fp16": "cublas_fp16", "int8": "cublaslt_int8"}
 #: ``out_dtype=torch.float32``), beside cuBLAS writing FP16 C. It is timed and paired like the
 #: library (analysis.gpu.references), so that a pair can compare kernels that write the same bytes.
 SAME_OUTPUT_NAMES = {"fp16": "cublas_fp16_f32out"}
+#: The Triton GEMM of each precision (analysis.gpu.triton_gemm), by its references.csv name.
+TRITON_NAMES = {"fp16": "triton_fp16", "int8": "triton_int8"}
+#: Every reference GEMM a kernel may be timed in pairs with (paired.csv ``library``), per
+#: precision: the library, the one writing the kernels' C dtype where there is one, and Triton.
+PAIRED_REFERENCES = {p: [t[p] for t in (LIBRARY_NAMES, SAME_OUTPUT_NAMES, TRITON_NAMES) if p in t]
+                     for p in LIBRARY_NAMES}

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from analysis.gpu.paired import paired_ratios
-from analysis.gpu.triton_gemm import CONFIGS, TRITON_NAMES
+from analysis.gpu.triton_gemm import CONFIGS
+from analysis.precision import TRITON_NAMES
 from analysis.reports.setfiles import SetFileError, read_paired, read_references
 from analysis.study.claims import kernel_summary
 from analysis.study.plots import _ceilings, datasheet_peaks

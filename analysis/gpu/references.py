@@ -37,8 +37,8 @@ from analysis.gpu.harness import (_check, compare, fp32_accumulation_bound, make
                       primary_context, sample_rows, time_launches)
 from analysis.io import write_csv
 from analysis.gpu.paired import PairedKernel, PairedRound, check_pairs, pair_rounds, write_paired
-from analysis.gpu.triton_gemm import TRITON_NAMES, triton_available, triton_launch
-from analysis.precision import LIBRARY_NAMES, SAME_OUTPUT_NAMES, gemm_ops, precision_of
+from analysis.gpu.triton_gemm import triton_available, triton_launch
+from analysis.precision import LIBRARY_NAMES, SAME_OUTPUT_NAMES, TRITON_NAMES, gemm_ops, precision_of
 
 #: Ceiling kernels of kernels/ceilings/mma_peak.cu: precision -> (function, K of the shape).
 PEAK_KERNELS = {

@@ -24,8 +24,6 @@ CONFIGS = {
 }
 #: Block rows per group of the grouped block order.
 GROUP_M = 8
-#: references.csv names of the Triton references.
-TRITON_NAMES = {"fp16": "triton_fp16", "int8": "triton_int8"}
 
 
 def triton_available() -> tuple[object | None, str]:

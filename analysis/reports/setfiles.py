@@ -20,7 +20,7 @@ from pandera.errors import SchemaError as _PanderaSchemaError
 from pandera.errors import SchemaErrors as _PanderaSchemaErrors
 
 from analysis.errors import AnalysisError, SetFileError  # noqa: F401 (raised here, named here too)
-from analysis.precision import LIBRARY_NAMES, SAME_OUTPUT_NAMES
+from analysis.precision import PAIRED_REFERENCES
 
 
 #: What metadata.json may hold; every field is optional (sets from elsewhere carry few),
@@ -194,8 +194,7 @@ PAIRED = pa.DataFrameSchema(
         "kernel": pa.Column(str, pa.Check.str_matches(r"^[A-Za-z0-9_]+$")),
         "precision": pa.Column(str, pa.Check.isin(["fp16", "int8"])),
         "n": pa.Column(int, pa.Check.gt(0)),
-        "library": pa.Column(str, pa.Check.isin(["cublas_fp16", "cublaslt_int8", "cublas_fp16_f32out", "triton_fp16",
-                                                  "triton_int8"])),
+        "library": pa.Column(str, pa.Check.isin(sorted({n for names in PAIRED_REFERENCES.values() for n in names}))),
         "round": pa.Column(int, pa.Check.ge(0)),
         "first": pa.Column(str, pa.Check.isin(["kernel", "library"])),
         "kernel_median_ns": pa.Column(float, [pa.Check.gt(0), pa.Check(np.isfinite, element_wise=True,
@@ -206,11 +205,11 @@ PAIRED = pa.DataFrameSchema(
     },
     checks=[pa.Check(lambda d: (d["first"] == "kernel") == (d["round"] % 2 == 0),
                      error="first is kernel in even rounds and library in odd ones"),
-            pa.Check(lambda d: (d["library"] == d["precision"].map(LIBRARY_NAMES))
-                     | (d["library"] == d["precision"].map(SAME_OUTPUT_NAMES))
-                     | (d["library"] == "triton_" + d["precision"]),
-                     error="library is one of the precision's references (cublas_fp16, cublas_fp16_f32out or "
-                           "triton_fp16 for fp16, cublaslt_int8 or triton_int8 for int8)")],
+            pa.Check(lambda d: pd.Series([lib in PAIRED_REFERENCES.get(p, ())
+                                          for lib, p in zip(d["library"], d["precision"])], index=d.index),
+                     error="library is one of the precision's references ("
+                           + ", ".join(f"{', '.join(names[:-1])} or {names[-1]} for {p}"
+                                       for p, names in PAIRED_REFERENCES.items()) + ")")],
     unique=["kernel", "n", "library", "round"],
     strict=False,
     coerce=True,

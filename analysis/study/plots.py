@@ -17,8 +17,7 @@ import pandas as pd
 
 from analysis.study.figures import OKABE_ITO, STYLE, _legend_below, _metric_note, _n_axis, kernel_styles, panel_groups
 from analysis.study.claims import CEILING_OF, LIBRARY
-from analysis.gpu.triton_gemm import TRITON_NAMES
-from analysis.precision import SAME_OUTPUT_NAMES
+from analysis.precision import SAME_OUTPUT_NAMES, TRITON_NAMES
 
 UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s"}
 #: The reference GEMMs the throughput figure draws at each N, in this order: (the references.csv
