@@ -104,10 +104,10 @@ def test_job_times_are_split_into_a_part_per_job_and_a_part_per_kernel_ms():
     set's metadata.json gets none (a later run reused the set's name)."""
     import statistics
 
-    run = REPO / "docs" / "gpu-runs" / "2026-12-02_whole_registry_persistent_int4_fixed.csv"
+    run = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_same_output.csv"
     with open(run, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    fits = benchmark.job_time_fit(rows, "2026-12-02")
+    fits = benchmark.job_time_fit(rows, "2026-12-03")
     assert [f.split(" jobs")[0] for f in fits] == ["check_time", "profile"]
     with open(REPO / "profiles" / "h200_580.159.04_ncu2025.3.1_registry" / "timings.csv", encoding="utf-8") as fh:
         t = {(r["kernel"], int(r["n"])): float(r["median_ns"]) for r in csv.DictReader(fh)}
@@ -120,4 +120,4 @@ def test_job_times_are_split_into_a_part_per_job_and_a_part_per_kernel_ms():
     fit = statistics.linear_regression(x, y)
     assert abs(sum(yi - fit.intercept - fit.slope * xi for xi, yi in zip(x, y))) < 1e-6
     assert f"over {len(x)} jobs): {fit.intercept:.1f} s per job plus {fit.slope:.3f} s per ms" in fits[1]
-    assert benchmark.job_time_fit(rows, "2026-12-01") == []
+    assert benchmark.job_time_fit(rows, "2026-12-02") == []

@@ -11,9 +11,11 @@ import pandas as pd
 import pytest
 import yaml
 
+from analysis.precision import PAIRED_REFERENCES
+from analysis.reports.parse import parse_reports
 from analysis.reports.setfiles import read_paired, read_references
 from analysis.study.targets import (FP16_WGMMA_VS_BEST_REFERENCE, INT4_VS_INT8_TARGET, INT8_WGMMA_VS_CEILING,
-                                    _hopper_claims)
+                                    SM_CLOCK, TENSOR_ACTIVE, _hopper_claims)
 
 from .conftest import DEFAULT_SET, REPO
 
@@ -48,12 +50,17 @@ def test_one_run_holds_every_kernel_with_the_ceilings_and_references(timings):
     assert {f"peak_wgmma_m64n256k16_f16_f32_wg{w}" for w in (2, 3)} <= names
     assert {f"peak_wgmma_m64n256k32_s8_s32_wg{w}" for w in (2, 3)} <= names
     lib = refs[refs["kind"] == "library"]
-    assert sorted(set(zip(lib["name"], lib["n"]))) == sorted(
-        (r, n) for r in ("cublas_fp16", "triton_fp16", "cublaslt_int8", "triton_int8") for n in sizes)
+    every_reference = [r for names in PAIRED_REFERENCES.values() for r in names]
+    assert "cublas_fp16_f32out" in every_reference  # cuBLAS writing FP32 C, as the FP16 kernels do
+    assert sorted(set(zip(lib["name"], lib["n"]))) == sorted((r, n) for r in every_reference for n in sizes)
     paired = read_paired(PROFILES / "paired.csv")
     tuned_or_wgmma = {k for k, s in REGISTRY.items() if s["precision"] in ("fp16", "int8")
                       and ("wgmma" in s["mma"] or ("tiling" in s and "wmma" not in s["mma"]))}
     assert set(paired["kernel"]) == tuned_or_wgmma
+    # each of them against every reference of its precision, at every N
+    pairs = set(zip(paired["kernel"], paired["library"], paired["n"]))
+    assert pairs == {(k, r, n) for k in tuned_or_wgmma for r in PAIRED_REFERENCES[REGISTRY[k]["precision"]]
+                     for n in sizes}
     assert {"fp16_wgmma_cluster", "int8_wgmma_cluster"} <= tuned_or_wgmma
 
 
@@ -86,6 +93,22 @@ def test_the_int8_wgmma_target_is_judged_against_the_highest_s8_wgmma_ceiling(ti
     assert row["measured"].startswith(f"{best['kernel']} {best['throughput']:.1f} TOP/s")
     assert row["measured"].endswith(f"= {best['throughput'] / ceil:.3f}")
     assert row["holds"] == (best["throughput"] / ceil >= INT8_WGMMA_VS_CEILING)
+
+
+def test_the_int8_claim_gives_the_profiled_launchs_clock_and_tensor_pipe(timings, set_claims):
+    """The INT8 claim's note names the best kernel's profiled launch at N = 8192 with its SM clock
+    and tensor-pipe activity, as its report holds them (read here from the committed report)."""
+    at = timings[(timings["n"] == 8192) & timings["kernel"].isin(["int8_wgmma", "int8_wgmma_cluster"])]
+    best = at.loc[at["throughput"].idxmax(), "kernel"]
+    report = PROFILES / "reports" / f"{best}_n512-1024-2048-4096-8192.ncu-rep.xz"
+    m = parse_reports([report]).metrics[0]
+
+    def value(metric):
+        return m[(m["n"] == 8192) & (m["metric"] == metric)]["value"].iloc[0]
+
+    note = set_claims.loc["Beyond the study: the INT8 wgmma kernel runs near the s8 wgmma ceiling", "note"]
+    assert (f"in {best}'s profiled launch at N=8192: tensor pipe active {value(TENSOR_ACTIVE):.1f} % of active "
+            f"cycles ({TENSOR_ACTIVE}) at an SM clock of {value(SM_CLOCK) / 1e9:.3f} GHz ({SM_CLOCK})") in note
 
 
 def test_the_int4_target_is_the_fastest_int4_over_the_fastest_int8(timings, set_claims):
@@ -145,7 +168,7 @@ def test_the_fp16_claim_names_a_reference_that_writes_c_in_another_dtype(set_cla
     assert note == (f"; cublas_fp16 writes C in FP16 (references.csv), the FP16 kernels in FP32: "
                     f"{2 * 8192 ** 2:,} against {4 * 8192 ** 2:,} bytes of C at N=8192")
     claim = set_claims.loc["Beyond the study: a hand-written wgmma kernel matches the fastest FP16 reference GEMM"]
-    assert claim["note"].endswith(note)
+    assert claim["note"].startswith("paired.csv of this set" + note)
     fp32 = refs.copy()
     fp32["source"] = fp32["source"].str.replace("FP16 out", "FP32 out")
     assert _output_note(fp32, "cublas_fp16", 8192) == ""
@@ -161,7 +184,7 @@ def test_the_fp16_claim_gives_the_pairs_with_cublas_writing_fp32_c():
     FP32 C beside the other references): the FP16 claim is still judged on each kernel's
     smallest paired ratio over all its references, and its note gives each FP16 wgmma kernel's
     ratio against cublas_fp16_f32out, both recomputed here from the raw rounds; a set without
-    that reference (the registry set) gets no such note."""
+    that reference (the registry set's pairs without its rows) gets no such note."""
     from analysis.gpu.paired import paired_ratios
     from analysis.study.targets import _same_output_note
 
@@ -179,4 +202,5 @@ def test_the_fp16_claim_gives_the_pairs_with_cublas_writing_fp32_c():
         assert f"{kernel} {by_lib['cublas_fp16_f32out']:.3f}x (first" in row["note"]
     assert "cublas_fp16_f32out (cuBLAS writing C in FP32, as the kernels do)" in row["note"]
     registry = paired_ratios(read_paired(PROFILES / "paired.csv"))
-    assert _same_output_note(registry, 8192) == ""
+    assert "cublas_fp16_f32out" in set(registry["library"])
+    assert _same_output_note(registry[registry["library"] != "cublas_fp16_f32out"], 8192) == ""

@@ -217,7 +217,28 @@ def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.
           f"{b['kernel']} {b['throughput']:.1f} {b['throughput_unit']} / {c['name']} {c['rate']:.1f} {c['unit']} = "
           f"{b['throughput'] / c['rate']:.3f}",
           bool(b["throughput"] / c["rate"] >= INT8_WGMMA_VS_CEILING),
-          "event-timed median (timings.csv) against the ceiling measured in the same run (references.csv)")
+          "event-timed median (timings.csv) against the ceiling measured in the same run (references.csv)"
+          + profiled_pipe_note(b))
+
+
+#: The counters of a kernel's profiled launch that say whether a gap to a ceiling lies in its
+#: cycles or in its clock (ncu metric names; the clock in Hz, the pipe in % of active cycles).
+SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
+TENSOR_ACTIVE = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
+
+
+def profiled_pipe_note(row: pd.Series) -> str:
+    """``; in {kernel}'s profiled launch at N={n}: tensor pipe active X % of active cycles
+    (TENSOR_ACTIVE) at an SM clock of Y GHz (SM_CLOCK)``, from one row of the per-launch summary
+    (columns :data:`TENSOR_ACTIVE` in percent and :data:`SM_CLOCK` in Hz, as the profile with
+    ``--clock-control none`` recorded them); the empty string where either is missing or not a
+    number, so an unprofiled or foreign set's claim keeps its plain note."""
+    vals = [row.get(SM_CLOCK), row.get(TENSOR_ACTIVE)]
+    if any(v is None or not np.isfinite(pd.to_numeric(v, errors="coerce")) for v in vals):
+        return ""
+    return (f"; in {row['kernel']}'s profiled launch at N={int(row['n'])}: tensor pipe active "
+            f"{float(vals[1]):.1f} % of active cycles ({TENSOR_ACTIVE}) at an SM clock of "
+            f"{float(vals[0]) / 1e9:.3f} GHz ({SM_CLOCK})")
 
 
 def library_target(spec: dict) -> float | None:
