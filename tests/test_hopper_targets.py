@@ -15,7 +15,7 @@ from analysis.precision import PAIRED_REFERENCES
 from analysis.reports.parse import parse_reports
 from analysis.reports.setfiles import read_paired, read_references
 from analysis.study.targets import (FP16_WGMMA_VS_BEST_REFERENCE, INT4_VS_INT8_TARGET, INT8_WGMMA_VS_CEILING,
-                                    SM_CLOCK, TENSOR_ACTIVE, _hopper_claims)
+                                    SM_CLOCK, TENSOR_ACTIVE, _hopper_claims, profiled_pipe_note)
 
 from .conftest import DEFAULT_SET, REPO
 
@@ -107,8 +107,15 @@ def test_the_int8_claim_gives_the_profiled_launchs_clock_and_tensor_pipe(timings
         return m[(m["n"] == 8192) & (m["metric"] == metric)]["value"].iloc[0]
 
     note = set_claims.loc["Beyond the study: the INT8 wgmma kernel runs near the s8 wgmma ceiling", "note"]
-    assert (f"in {best}'s profiled launch at N=8192: tensor pipe active {value(TENSOR_ACTIVE):.1f} % of active "
-            f"cycles ({TENSOR_ACTIVE}) at an SM clock of {value(SM_CLOCK) / 1e9:.3f} GHz ({SM_CLOCK})") in note
+    said = (f"in {best}'s profiled launch at N=8192: tensor pipe active {value(TENSOR_ACTIVE):.1f} % of active "
+            f"cycles ({TENSOR_ACTIVE}) at an SM clock of {value(SM_CLOCK) / 1e9:.3f} GHz ({SM_CLOCK})")
+    assert said in note
+    # the same launch's values, one of them missing, NaN or not a number: no such note, no error
+    row = pd.Series({"kernel": best, "n": 8192, SM_CLOCK: value(SM_CLOCK), TENSOR_ACTIVE: value(TENSOR_ACTIVE)})
+    assert profiled_pipe_note(row) == "; " + said
+    for bad in (row.drop(SM_CLOCK), row.drop(TENSOR_ACTIVE), row.replace({value(SM_CLOCK): float("nan")}),
+                row.replace({value(TENSOR_ACTIVE): "n/a"})):
+        assert profiled_pipe_note(bad) == ""
 
 
 def test_the_int4_target_is_the_fastest_int4_over_the_fastest_int8(timings, set_claims):
