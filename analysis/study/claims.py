@@ -19,13 +19,13 @@ import pandas as pd
 
 from analysis.study.targets import (  # noqa: F401 (judged in claims(), named here too)
     FP16_WGMMA_VS_BEST_REFERENCE, INT4_VS_INT8_TARGET, INT4_VS_STUDY_S4_TARGET, INT8_WGMMA_VS_CEILING, LIBRARY, STUDY_TILING_CEILING, TUNED_TARGET, WGMMA_TARGET, _hopper_claims, _int4_claim, _library_claims, _paired_claim, _span, library_target, to_markdown)
+from analysis.study.targets import TENSOR_ACTIVE as TENSOR
 
 OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
 DRAM_CYC = "dram__cycles_active.avg"
 DRAM_PCT = "dram__cycles_active.avg.pct_of_peak_sustained_elapsed"
 INST = "smsp__inst_executed.sum"
 DUR = "gpu__time_duration.sum"
-TENSOR = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
 #: The k64 kernel whose knobs the INT4 ablation turns.
 ABLATION_ROOT = "int4_ptx_mma_k64"
 

@@ -9,6 +9,7 @@ import pandas as pd
 
 from analysis.gpu.paired import paired_ratios
 from analysis.precision import LIBRARY_NAMES, SAME_OUTPUT_NAMES, precision_of
+from analysis.study.explain import CLOCK
 
 
 #: Targets of the INT4 kernels beyond the study at the largest N: the fastest INT4 kernel
@@ -222,8 +223,9 @@ def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.
 
 
 #: The counters of a kernel's profiled launch that say whether a gap to a ceiling lies in its
-#: cycles or in its clock (ncu metric names; the clock in Hz, the pipe in % of active cycles).
-SM_CLOCK = "sm__cycles_elapsed.avg.per_second"
+#: cycles or in its clock (ncu metric names; the clock in Hz, the pipe in % of active cycles;
+#: claims.py's TENSOR is this one).
+SM_CLOCK = CLOCK
 TENSOR_ACTIVE = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
 
 
