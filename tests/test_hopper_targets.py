@@ -11,11 +11,13 @@ import pandas as pd
 import pytest
 import yaml
 
+from analysis.gpu.references import WGMMA_FILLS
 from analysis.precision import PAIRED_REFERENCES
 from analysis.reports.parse import parse_reports
 from analysis.reports.setfiles import read_paired, read_references
 from analysis.study.targets import (FP16_WGMMA_VS_BEST_REFERENCE, INT4_VS_INT8_TARGET, INT8_WGMMA_VS_CEILING,
-                                    SM_CLOCK, TENSOR_ACTIVE, _hopper_claims, profiled_pipe_note)
+                                    RANDOM_FILL, SM_CLOCK, TENSOR_ACTIVE, _hopper_claims,
+                                    profiled_pipe_note, random_operand_note)
 
 from .conftest import DEFAULT_SET, REPO
 
@@ -49,6 +51,9 @@ def test_one_run_holds_every_kernel_with_the_ceilings_and_references(timings):
     names = set(refs["name"])
     assert {f"peak_wgmma_m64n256k16_f16_f32_wg{w}" for w in (2, 3)} <= names
     assert {f"peak_wgmma_m64n256k32_s8_s32_wg{w}" for w in (2, 3)} <= names
+    # each wgmma loop with both operand fills (analysis.gpu.references.WGMMA_FILLS)
+    assert {f"{k}{fill}_wg{w}" for k in ("peak_wgmma_m64n256k16_f16_f32", "peak_wgmma_m64n256k32_s8_s32")
+            for fill in WGMMA_FILLS for w in (2, 3)} <= names
     lib = refs[refs["kind"] == "library"]
     every_reference = [r for names in PAIRED_REFERENCES.values() for r in names]
     assert "cublas_fp16_f32out" in every_reference  # cuBLAS writing FP32 C, as the FP16 kernels do
@@ -93,6 +98,24 @@ def test_the_int8_wgmma_target_is_judged_against_the_highest_s8_wgmma_ceiling(ti
     assert row["measured"].startswith(f"{best['kernel']} {best['throughput']:.1f} TOP/s")
     assert row["measured"].endswith(f"= {best['throughput'] / ceil:.3f}")
     assert row["holds"] == (best["throughput"] / ceil >= INT8_WGMMA_VS_CEILING)
+
+
+def test_the_int8_claim_also_gives_the_fraction_of_the_random_operand_ceiling(timings, set_claims):
+    """The note names the highest s8 wgmma ceiling whose operands are random like the kernels'
+    inputs and the best kernel's rate over it, from the set's raw rows; without such rows, or
+    with their rates not numbers, there is no such note."""
+    refs = read_references(PROFILES / "references.csv")
+    s8 = refs[(refs["kind"] == "ceiling") & (refs["precision"] == "int8") & refs["name"].str.contains("wgmma")]
+    rnd = s8[s8["name"].str.contains(RANDOM_FILL, regex=False)]
+    assert len(rnd) == 2 and len(s8) == 4  # 2 and 3 warpgroups, each fill
+    c = rnd.loc[rnd["rate"].idxmax()]
+    at = timings[(timings["n"] == 8192) & timings["kernel"].isin(["int8_wgmma", "int8_wgmma_cluster"])]
+    best = at.loc[at["throughput"].idxmax()]
+    said = f"({c['name']} {c['rate']:.1f} TOP/s): {best['throughput'] / c['rate']:.3f}"
+    assert said in set_claims.loc["Beyond the study: the INT8 wgmma kernel runs near the s8 wgmma ceiling", "note"]
+    assert random_operand_note(s8, best).endswith(said)
+    assert random_operand_note(s8[~s8["name"].isin(rnd["name"])], best) == ""
+    assert random_operand_note(s8.assign(rate=float("nan")), best) == ""
 
 
 def test_the_int8_claim_gives_the_profiled_launchs_clock_and_tensor_pipe(timings, set_claims):

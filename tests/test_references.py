@@ -120,15 +120,19 @@ def test_the_wgmma_ceilings_and_triton_run_on_the_gpu(tmp_path):
     1000 TOP/s; with Triton and PyTorch, the Triton GEMMs pass the library's check at N = 512."""
     from analysis.gpu.build import compile_cubin
     from analysis.gpu.device import detect_gpu
-    from analysis.gpu.references import triton_reference, wgmma_ceilings
+    from analysis.gpu.references import WGMMA_FILLS, triton_reference, wgmma_ceilings
 
     if detect_gpu().arch != "sm_90":
         pytest.skip("the wgmma ceilings need an sm_90 GPU")
     compile_cubin(REPO / "kernels" / "ceilings" / "wgmma_peak.cu", "peak_wgmma_m64n256k16_f16_f32", "sm_90",
                   ["-arch=sm_90a"], tmp_path / "w.cubin", tmp_path / "w.json")
     rows = wgmma_ceilings(tmp_path / "w.cubin", 2, 5, iters=256, warpgroups=(2,))
-    rate = {r.precision: r.rate for r in rows}
-    assert rate["fp16"] > 500 and rate["int8"] > 1000
+    rate = {r.name: r.rate for r in rows}
+    # each loop in both operand fills (WGMMA_FILLS), the fill named in the row's source
+    assert sorted(rate) == sorted(f"{k}{fill}_wg2" for k in ("peak_wgmma_m64n256k16_f16_f32",
+                                                             "peak_wgmma_m64n256k32_s8_s32") for fill in WGMMA_FILLS)
+    assert all(WGMMA_FILLS["_random" if "_random" in r.name else ""] in r.source for r in rows)
+    assert all(rate[k] > (500 if "f16" in k else 1000) for k in rate)
     torch = pytest.importorskip("torch")
     pytest.importorskip("triton")
     import numpy as np

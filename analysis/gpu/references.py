@@ -55,6 +55,14 @@ WGMMA_PEAK_KERNELS = {
     "int8": ("peak_wgmma_m64n256k32_s8_s32", 32),
 }
 WGMMA_GROUP = 4  # kGroup in wgmma_peak.cu
+#: The operand fills of wgmma_peak.cu: suffix of the kernel's name -> what its shared-memory
+#: tiles hold. On a GPU at its power limit the operands' bits set the tensor cores' power:
+#: on the H200 the s8 loop drew 274 W with the first fill and 688 W with the second, at the
+#: 700 W limit (docs/gpu-runs/2026-12-03_operand_power/).
+WGMMA_FILLS = {
+    "": "operands FP16 1.0 pairs (near-constant bits)",
+    "_random": "operands random like the GEMMs' inputs (s8 uniform in [-128, 127], f16 uniform in [-1, 1])",
+}
 #: Warpgroups per SM the wgmma ceilings are measured with: the GEMM kernels' two consumer
 #: warpgroups, and three (the most whose 128 accumulator registers a thread fit one block).
 WGMMA_WARPGROUPS = (2, 3)
@@ -106,8 +114,9 @@ def _row(name, kind, precision, n, work, work_unit, timing, unit, source) -> Ref
 
 def wgmma_ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 2048,
                    warpgroups: tuple[int, ...] = WGMMA_WARPGROUPS) -> list[Reference]:
-    """Hopper's warpgroup-MMA ceilings: :data:`WGMMA_PEAK_KERNELS` with one block per SM of
-    each number of ``warpgroups``, named ``{function}_wg{warpgroups}``.
+    """Hopper's warpgroup-MMA ceilings: :data:`WGMMA_PEAK_KERNELS` in each operand fill of
+    :data:`WGMMA_FILLS`, with one block per SM of each number of ``warpgroups``, named
+    ``{function}{fill}_wg{warpgroups}``.
 
     Args:
         cubin: ``wgmma_peak.cu`` built for sm_90a.
@@ -128,22 +137,24 @@ def wgmma_ceilings(cubin: Path, warmups: int, repeats: int, iters: int = 2048,
     try:
         argv = [np.array([iters], np.int32), np.array([int(out)], np.uint64)]
         params = np.array([v.ctypes.data for v in argv], dtype=np.uint64)
-        for prec, (fname, k) in WGMMA_PEAK_KERNELS.items():
-            func = _check(cu.cuModuleGetFunction(module, fname.encode()), f"cuModuleGetFunction({fname})")
-            for wg in warpgroups:
-                threads = 128 * wg
+        for prec, (base, k) in WGMMA_PEAK_KERNELS.items():
+            for fill, operands in WGMMA_FILLS.items():
+                fname = base + fill
+                func = _check(cu.cuModuleGetFunction(module, fname.encode()), f"cuModuleGetFunction({fname})")
+                for wg in warpgroups:
+                    threads = 128 * wg
 
-                def launch(func=func, threads=threads):
-                    _check(cu.cuLaunchKernel(func, sms, 1, 1, threads, 1, 1, 0, stream, params.ctypes.data, 0),
-                           "cuLaunchKernel")
+                    def launch(func=func, threads=threads):
+                        _check(cu.cuLaunchKernel(func, sms, 1, 1, threads, 1, 1, 0, stream, params.ctypes.data, 0),
+                               "cuLaunchKernel")
 
-                tim = time_launches(stream, launch, warmups, repeats)
-                work = sms * wg * iters * WGMMA_GROUP * gemm_ops(64, 256, k)
-                rows.append(_row(f"{fname}_wg{wg}", "ceiling", prec, 0, work, "op", tim,
-                                 precision_of(prec).throughput_unit,
-                                 f"{fname}: {sms} blocks x {threads} threads ({wg} warpgroups per SM), "
-                                 f"{iters} x {WGMMA_GROUP} wgmma.mma_async m64n256k{k} per warpgroup, "
-                                 "A and B from shared-memory descriptors"))
+                    tim = time_launches(stream, launch, warmups, repeats)
+                    work = sms * wg * iters * WGMMA_GROUP * gemm_ops(64, 256, k)
+                    rows.append(_row(f"{fname}_wg{wg}", "ceiling", prec, 0, work, "op", tim,
+                                     precision_of(prec).throughput_unit,
+                                     f"{fname}: {sms} blocks x {threads} threads ({wg} warpgroups per SM), "
+                                     f"{iters} x {WGMMA_GROUP} wgmma.mma_async m64n256k{k} per warpgroup, "
+                                     f"A and B from shared-memory descriptors, {operands}"))
     finally:
         cu.cuMemFree(out)
         cu.cuModuleUnload(module)

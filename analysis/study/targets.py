@@ -219,7 +219,27 @@ def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.
           f"{b['throughput'] / c['rate']:.3f}",
           bool(b["throughput"] / c["rate"] >= INT8_WGMMA_VS_CEILING),
           "event-timed median (timings.csv) against the ceiling measured in the same run (references.csv)"
-          + profiled_pipe_note(b))
+          + random_operand_note(ceil, b) + profiled_pipe_note(b))
+
+
+#: Name suffix of a wgmma ceiling whose operands are random like the kernels' inputs
+#: (analysis.gpu.references.WGMMA_FILLS), before ``_wg{W}``.
+RANDOM_FILL = "_random_wg"
+
+
+def random_operand_note(ceilings: pd.DataFrame, row: pd.Series) -> str:
+    """``; against the highest of them on random operands ({name} {rate} {unit}): {ratio}``:
+    the kernel of ``row`` (its ``throughput``) against the highest of ``ceilings`` (references.csv
+    rows: ``name``, ``rate``, ``unit``) whose name holds :data:`RANDOM_FILL`, the loop whose
+    operands are drawn like the GEMMs' inputs; the empty string where there is none (sets
+    measured before that fill) or its rate is not a positive number."""
+    rnd = ceilings[ceilings["name"].str.contains(RANDOM_FILL, regex=False)]
+    rnd = rnd[pd.to_numeric(rnd["rate"], errors="coerce") > 0]
+    if rnd.empty:
+        return ""
+    c = rnd.loc[rnd["rate"].idxmax()]
+    return (f"; against the highest of them on random operands, drawn like the kernels' inputs "
+            f"({c['name']} {c['rate']:.1f} {c['unit']}): {row['throughput'] / c['rate']:.3f}")
 
 
 #: The counters of a kernel's profiled launch that say whether a gap to a ceiling lies in its

@@ -9,6 +9,13 @@
 // have two consumer warpgroups). Launcher: (int iters, void* out), out holding one 32-bit
 // word per thread so the loop is not optimised away.
 // Work per launch: gridDim.x * blockDim.x / 128 warpgroups * iters * 4 * 2*64*256*K ops.
+// Two operand fills: the `peak_*` kernels hold FP16 1.0 pairs (near-constant bits); the
+// `peak_*_random` ones hold values drawn like the GEMMs' inputs (analysis.gpu.harness.
+// make_inputs: s8 uniform in [-128, 127], f16 uniform in [-1, 1]), different in every block.
+// On a GPU held at its power limit the operands' bits set the power the tensor cores draw,
+// so the two fills bound the same instruction at two powers.
+#include <cuda_fp16.h>
+
 #include "../hopper.cuh"
 
 namespace {
@@ -17,12 +24,42 @@ constexpr int kGroup = 4;          // wgmma per commit group: 128 bytes of K in 
 constexpr int kTileA = 64 * 128;   // bytes: 64 rows of 128 bytes of K
 constexpr int kTileB = 256 * 128;  // bytes: 256 rows of 128 bytes of K
 
-template <typename Acc, void (*MMA)(Acc (&)[128], uint64_t, uint64_t, uint32_t)>
+enum class Fill { kOnes, kRandomS8, kRandomF16 };
+
+// MurmurHash3's 32-bit finalizer (fmix32; Austin Appleby, MurmurHash3, public domain): 32
+// well-mixed bits from an index, each bit flipping with probability about 1/2.
+__device__ __forceinline__ uint32_t fmix32(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+// One 32-bit word of the operand tiles: word i of block `block`.
+template <Fill F>
+__device__ __forceinline__ uint32_t operand_word(uint32_t i, uint32_t block) {
+  if constexpr (F == Fill::kOnes) {
+    // FP16 1.0 pairs (0x3c00), or the bytes 0x00 and 0x3c for s8: operands the compiler cannot fold
+    return 0x3c003c00u ^ (i & 0x00010001u);
+  } else {
+    const uint32_t h = fmix32(i * 0x9e3779b9u + block * 0x7f4a7c15u + 1u);
+    if constexpr (F == Fill::kRandomS8) {
+      return h;  // four uniform bytes: s8 uniform in [-128, 127]
+    } else {  // two FP16 uniform in [-1, 1], from 16 bits each
+      const __half lo = __float2half_rn(static_cast<float>(h & 0xffffu) * (2.0f / 65535.0f) - 1.0f);
+      const __half hi = __float2half_rn(static_cast<float>(h >> 16) * (2.0f / 65535.0f) - 1.0f);
+      return static_cast<uint32_t>(__half_as_ushort(lo)) | (static_cast<uint32_t>(__half_as_ushort(hi)) << 16);
+    }
+  }
+}
+
+template <typename Acc, void (*MMA)(Acc (&)[128], uint64_t, uint64_t, uint32_t), Fill F>
 __device__ __forceinline__ void wgmma_loop(int iters, void* out_) {
   __shared__ alignas(1024) uint8_t tiles[kTileA + kTileB];  // 1024-byte aligned: swizzle base offset 0
-  // FP16 1.0 pairs (0x3c00), or the bytes 0x00 and 0x3c for s8: operands the compiler cannot fold
   for (int i = threadIdx.x; i < (kTileA + kTileB) / 4; i += blockDim.x) {
-    reinterpret_cast<uint32_t*>(tiles)[i] = 0x3c003c00u ^ (i & 0x00010001u);
+    reinterpret_cast<uint32_t*>(tiles)[i] = operand_word<F>(i, blockIdx.x);
   }
   hopper::fence_proxy_async_shared();  // the generic-proxy stores, visible to wgmma's reads
   __syncthreads();
@@ -48,9 +85,17 @@ __device__ __forceinline__ void wgmma_loop(int iters, void* out_) {
 }  // namespace
 
 extern "C" __global__ void __launch_bounds__(384, 1) peak_wgmma_m64n256k16_f16_f32(int iters, void* out) {
-  wgmma_loop<float, hopper::wgmma_m64n256k16_f32_f16>(iters, out);
+  wgmma_loop<float, hopper::wgmma_m64n256k16_f32_f16, Fill::kOnes>(iters, out);
 }
 
 extern "C" __global__ void __launch_bounds__(384, 1) peak_wgmma_m64n256k32_s8_s32(int iters, void* out) {
-  wgmma_loop<int32_t, hopper::wgmma_m64n256k32_s32_s8>(iters, out);
+  wgmma_loop<int32_t, hopper::wgmma_m64n256k32_s32_s8, Fill::kOnes>(iters, out);
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1) peak_wgmma_m64n256k16_f16_f32_random(int iters, void* out) {
+  wgmma_loop<float, hopper::wgmma_m64n256k16_f32_f16, Fill::kRandomF16>(iters, out);
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1) peak_wgmma_m64n256k32_s8_s32_random(int iters, void* out) {
+  wgmma_loop<int32_t, hopper::wgmma_m64n256k32_s32_s8, Fill::kRandomS8>(iters, out);
 }
