@@ -193,7 +193,10 @@ def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str
     """Keep what a GPU run's ``benchmarks/`` folder says of its GPU and build jobs as
     ``docs/gpu-runs/{name}.csv`` (rule, job, seconds: the ``s`` column of each job's
     benchmark file, i.e. its wall time) and ``{name}.json`` (wall time of the whole run in
-    seconds, its command, a note). Returns the CSV's path.
+    seconds, its command, a note, and ``timings_ns``: for each set its check/time and profile
+    jobs name, the ``[kernel, n, median_ns]`` rows of ``profiles/{set}/timings.csv`` as they are
+    when the run is collected, so that :func:`job_time_fit` keeps using the run's own timings
+    after a later run replaces the set). Returns the CSV's path.
 
     Raises:
         ValueError: ``name`` is no file name (letters, digits, ``.``, ``_``, ``-``, not
@@ -225,6 +228,13 @@ def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str
             rows.append((kind, job, seconds))
     if not any(r[0] in GPU_RULES for r in rows):
         raise ValueError(f"{run}/benchmarks: no benchmark file of a GPU rule ({', '.join(GPU_RULES)})")
+    kept = {}
+    for set_name in sorted({job.split("/", 1)[0] for rule, job, _ in rows
+                            if rule in ("check_time", "profile") and "/" in job}):
+        path = REPO / "profiles" / set_name / "timings.csv"
+        if path.is_file():
+            with open(path, encoding="utf-8") as fh:
+                kept[set_name] = [[t["kernel"], int(t["n"]), float(t["median_ns"])] for t in csv.DictReader(fh)]
     GPU_RUNS.mkdir(parents=True, exist_ok=True)
     out = GPU_RUNS / f"{name}.csv"
     with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
@@ -232,18 +242,22 @@ def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str
         w.writerow(["rule", "job", "seconds"])
         w.writerows(rows)
     with atomic_path(GPU_RUNS / f"{name}.json") as tmp:
-        tmp.write_text(json.dumps({"wall_s": wall_s, "command": command, "note": note}, indent=2) + "\n",
-                       encoding="utf-8")
+        tmp.write_text(json.dumps({"wall_s": wall_s, "command": command, "note": note, "timings_ns": kept},
+                                  indent=1) + "\n", encoding="utf-8")
     return out
 
 
-def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles") -> list[str]:
+def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles",
+                 kept: dict[str, list] | None = None) -> list[str]:
     """Lines splitting a run's check/time and profile job times into a part per job and a
     part that grows with the kernel's own time: a least-squares line (``statistics.
     linear_regression``) of each job's seconds against the kernel's event-timed medians
-    summed over the job's N, in ms, from ``profiles/{set}/timings.csv`` of the job's set
-    (``{set}/{kernel}`` or ``{set}/{kernel}_n{N...}``), where that set's metadata.json is
-    dated ``day`` (``YYYY-MM-DD``, the run's: a later run may have reused the set's name).
+    summed over the job's N, in ms. The medians of the job's set (``{set}/{kernel}`` or
+    ``{set}/{kernel}_n{N...}``) are the run's own where ``kept`` holds them (the
+    ``timings_ns`` of its json, :func:`collect_gpu_run`: set -> ``[kernel, n, median_ns]``
+    rows); else those of ``profiles/{set}/timings.csv`` where that set's metadata.json is
+    dated ``day`` (``YYYY-MM-DD``, the run's: a later run may have reused the set's name, and
+    one of the same day is not told apart: runs collected before ``timings_ns`` was kept).
     Only for a rule with at least 5 such jobs (multi-N profile jobs; a check/time job of a
     kernel alone ran every N its set's timings hold); none otherwise."""
     import json
@@ -257,6 +271,8 @@ def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles")
             if r["rule"] != rule or "/" not in r["job"]:
                 continue
             set_name, stem = r["job"].split("/", 1)
+            if set_name not in timings and kept and set_name in kept:
+                timings[set_name] = {(k, int(n)): float(ns) for k, n, ns in kept[set_name]}
             if set_name not in timings:
                 timings[set_name] = {}
                 path, meta = profiles / set_name / "timings.csv", profiles / set_name / "metadata.json"
@@ -338,7 +354,7 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
                 lines += ["", f"`ncu --set full` jobs of one kernel at N = {n.replace('-', ', ')} in one ncu "
                           f"process: {len(v)} jobs, mean {sum(v) / len(v):.1f} s, "
                           f"min {min(v):.1f} s, max {max(v):.1f} s."]
-        fits = job_time_fit(rows, meta_path.stem[:10])
+        fits = job_time_fit(rows, meta_path.stem[:10], kept=meta.get("timings_ns"))
         if fits:
             lines += [""] + [f"- {f}" for f in fits]
         lines.append("")

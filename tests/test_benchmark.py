@@ -47,6 +47,13 @@ def test_collect_and_render_keep_every_job(tmp_path, monkeypatch):
         ["h200_580.159.04_ncu2025.3.1_paths/int8_wmma_n512_r1"]
     page = benchmark.render_gpu(tmp_path / "runs")
     assert "| profile_repeat (GPU) | 1 |" in page and "for 9 kernels and 46 profiled reports" in page
+    # the json keeps the timings of the set the jobs name, as they are now
+    import json
+
+    meta = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    with open(REPO / "profiles" / "h200_580.159.04_ncu2025.3.1_paths" / "timings.csv", encoding="utf-8") as fh:
+        t = [[r["kernel"], int(r["n"]), float(r["median_ns"])] for r in csv.DictReader(fh)]
+    assert meta["timings_ns"] == {"h200_580.159.04_ncu2025.3.1_paths": t} and len(t) > 0
 
 
 @pytest.mark.parametrize("damage,match", [
@@ -98,19 +105,23 @@ def test_a_new_cpu_measurement_keeps_the_hand_written_sections():
     assert benchmark.kept_sections(head) == ""
 
 
-def test_job_times_are_split_into_a_part_per_job_and_a_part_per_kernel_ms():
-    """The whole-registry run's profile jobs against its set's timings: the line is a least-
-    squares one (its residuals sum to zero over the jobs), and a run of another day than the
-    set's metadata.json gets none (a later run reused the set's name)."""
+@pytest.mark.parametrize("name", ["2026-12-03_whole_registry_same_output", "2026-12-03_whole_registry_random_ceilings"])
+def test_job_times_are_split_into_a_part_per_job_and_a_part_per_kernel_ms(name):
+    """Each whole-registry run's profile jobs against the timings its json kept of its set (two
+    runs of one day wrote the same set): the line is a least-squares one (its residuals sum to
+    zero over the jobs); without the kept timings a run of another day than the set's
+    metadata.json gets none (a later run reused the set's name)."""
+    import json
     import statistics
 
-    run = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_same_output.csv"
+    run = REPO / "docs" / "gpu-runs" / f"{name}.csv"
     with open(run, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    fits = benchmark.job_time_fit(rows, "2026-12-03")
+    kept = json.loads(run.with_suffix(".json").read_text(encoding="utf-8"))["timings_ns"]
+    fits = benchmark.job_time_fit(rows, "2026-12-03", kept=kept)
     assert [f.split(" jobs")[0] for f in fits] == ["check_time", "profile"]
-    with open(REPO / "profiles" / "h200_580.159.04_ncu2025.3.1_registry" / "timings.csv", encoding="utf-8") as fh:
-        t = {(r["kernel"], int(r["n"])): float(r["median_ns"]) for r in csv.DictReader(fh)}
+    (t_rows,) = kept.values()
+    t = {(k, int(n)): ns for k, n, ns in t_rows}
     x, y = [], []
     for r in rows:
         if r["rule"] == "profile":
@@ -121,3 +132,19 @@ def test_job_times_are_split_into_a_part_per_job_and_a_part_per_kernel_ms():
     assert abs(sum(yi - fit.intercept - fit.slope * xi for xi, yi in zip(x, y))) < 1e-6
     assert f"over {len(x)} jobs): {fit.intercept:.1f} s per job plus {fit.slope:.3f} s per ms" in fits[1]
     assert benchmark.job_time_fit(rows, "2026-12-02") == []
+
+
+def test_a_run_keeps_its_own_timings_after_a_later_run_replaces_its_set():
+    """The earlier run of 2026-12-03 fits against the timings its json kept, not those of the
+    set as the later run left it (the same name and day): the two give other lines."""
+    import json
+
+    run = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_same_output.csv"
+    with open(run, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    kept = json.loads(run.with_suffix(".json").read_text(encoding="utf-8"))["timings_ns"]
+    with open(REPO / "profiles" / "h200_580.159.04_ncu2025.3.1_registry" / "timings.csv", encoding="utf-8") as fh:
+        now = {(r["kernel"], int(r["n"])): float(r["median_ns"]) for r in csv.DictReader(fh)}
+    (old,) = kept.values()
+    assert {(k, n): ns for k, n, ns in old} != now
+    assert benchmark.job_time_fit(rows, "2026-12-03", kept=kept) != benchmark.job_time_fit(rows, "2026-12-03")
