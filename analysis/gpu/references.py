@@ -73,7 +73,8 @@ class Reference:
     """One measured reference rate (a row of references.csv).
 
     Attributes:
-        name: ``peak_mma_*``, ``peak_wgmma_*_wg{W}``, ``dram_copy``, ``cublas_fp16``, ``cublaslt_int8``,
+        name: ``peak_mma_*``, ``peak_wgmma_*_wg{W}`` (``peak_wgmma_*_random_wg{W}``: random
+            operands), ``dram_copy``, ``cublas_fp16``, ``cublaslt_int8``,
             ``cublas_fp16_f32out``, ``triton_fp16`` or ``triton_int8``.
         kind: ``ceiling`` or ``library``.
         precision: ``fp16``/``int8``/``int4``, or ``none`` for the copy.
