@@ -228,7 +228,7 @@ RANDOM_FILL = "_random_wg"
 
 
 def random_operand_note(ceilings: pd.DataFrame, row: pd.Series) -> str:
-    """``; against the highest of them on random operands ({name} {rate} {unit}): {ratio}``:
+    """``; against the highest such ceiling on random operands ({name} {rate} {unit}): {ratio}``:
     the kernel of ``row`` (its ``throughput``) against the highest of ``ceilings`` (references.csv
     rows: ``name``, ``rate``, ``unit``) whose name holds :data:`RANDOM_FILL`, the loop whose
     operands are drawn like the GEMMs' inputs; the empty string where there is none (sets
@@ -238,7 +238,7 @@ def random_operand_note(ceilings: pd.DataFrame, row: pd.Series) -> str:
     if rnd.empty:
         return ""
     c = rnd.loc[rnd["rate"].idxmax()]
-    return (f"; against the highest of them on random operands, drawn like the kernels' inputs "
+    return (f"; against the highest such ceiling on random operands, drawn like the kernels' inputs "
             f"({c['name']} {c['rate']:.1f} {c['unit']}): {row['throughput'] / c['rate']:.3f}")
 
 
