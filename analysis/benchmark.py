@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import platform
 import re
@@ -300,10 +301,37 @@ def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles",
     return out
 
 
+def _check_kept_timings(path: Path, kept) -> None:
+    """Refuse a run's ``timings_ns`` (:func:`collect_gpu_run`) that is not a mapping of set
+    names to ``[kernel, n, median_ns]`` rows with a positive integer n and a positive finite
+    median; None (a run collected before it was kept) passes.
+
+    Raises:
+        ValueError: naming ``path`` and the first bad entry.
+    """
+    if kept is None:
+        return
+    if not isinstance(kept, dict):
+        raise ValueError(f"{path}: timings_ns is {type(kept).__name__}, expected an object of set -> rows")
+    for set_name, rows in kept.items():
+        for row in rows if isinstance(rows, list) else [rows]:
+            ok = (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)
+                  and isinstance(row[1], int) and not isinstance(row[1], bool) and row[1] > 0
+                  and isinstance(row[2], (int, float)) and not isinstance(row[2], bool)
+                  and math.isfinite(row[2]) and row[2] > 0)
+            if not ok:
+                raise ValueError(f"{path}: timings_ns[{set_name!r}] holds {row!r}, expected [kernel, n, median_ns] "
+                                 "with n a positive integer and median_ns a positive number of ns")
+
+
 def render_gpu(runs: Path = GPU_RUNS) -> str:
     """The Markdown of docs/gpu-benchmarks.md from every run kept by :func:`collect_gpu_run`:
     per run, jobs and seconds per rule, the GPU's busy time (sum over :data:`GPU_RULES`)
-    and what it comes to per kernel and per profiled report."""
+    and what it comes to per kernel and per profiled report.
+
+    Raises:
+        ValueError: a run's json holds ``timings_ns`` of another shape (:func:`_check_kept_timings`).
+    """
     import json
 
     lines = ["# GPU suite benchmarks", "",
@@ -313,6 +341,7 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
              "time the suite keeps the GPU busy; builds and report compression run beside them on the CPU.", ""]
     for meta_path in sorted(runs.glob("*.json")):
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        _check_kept_timings(meta_path, meta.get("timings_ns"))
         with open(meta_path.with_suffix(".csv"), encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))
         by_rule: dict[str, list[float]] = {}

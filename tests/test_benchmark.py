@@ -148,3 +148,26 @@ def test_a_run_keeps_its_own_timings_after_a_later_run_replaces_its_set():
     (old,) = kept.values()
     assert {(k, n): ns for k, n, ns in old} != now
     assert benchmark.job_time_fit(rows, "2026-12-03", kept=kept) != benchmark.job_time_fit(rows, "2026-12-03")
+
+
+@pytest.mark.parametrize("bad", [[["int8_wgmma_cluster", 8192]], [["int8_wgmma_cluster", "8192", 7.2e5]],
+                                 [["int8_wgmma_cluster", 8192, float("nan")]], [["int8_wgmma_cluster", 8192, -1.0]],
+                                 "not rows"])
+def test_a_run_whose_kept_timings_are_damaged_is_refused_naming_its_file(tmp_path, bad):
+    """A kept run's json whose timings_ns is not [kernel, n, median_ns] rows: rendering the page
+    refuses it, naming the json, instead of fitting on what it holds."""
+    import json
+
+    src = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_random_ceilings"
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(src.with_suffix(".csv"), runs / "r.csv")
+    meta = json.loads(src.with_suffix(".json").read_text(encoding="utf-8"))
+    (set_name, rows), = meta["timings_ns"].items()
+    meta["timings_ns"] = {set_name: rows[:3] + bad if isinstance(bad, list) else bad}
+    (runs / "r.json").write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"r\.json: timings_ns"):
+        benchmark.render_gpu(runs)
+    meta["timings_ns"] = {set_name: rows}
+    (runs / "r.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert "## r\n" in benchmark.render_gpu(runs)
