@@ -258,9 +258,10 @@ def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles",
     ``timings_ns`` of its json, :func:`collect_gpu_run`: set -> ``[kernel, n, median_ns]``
     rows); else those of ``profiles/{set}/timings.csv`` where that set's metadata.json is
     dated ``day`` (``YYYY-MM-DD``, the run's: a later run may have reused the set's name, and
-    one of the same day is not told apart: runs collected before ``timings_ns`` was kept).
-    Only for a rule with at least 5 such jobs (multi-N profile jobs; a check/time job of a
-    kernel alone ran every N its set's timings hold); none otherwise."""
+    one of the same day is not told apart), for runs collected before ``timings_ns`` was kept
+    (``kept`` None). Only for a rule with at least 5 such jobs (multi-N profile jobs; a
+    check/time job of a kernel alone ran every N its set's timings hold) whose kernel times
+    are not all equal; none otherwise."""
     import json
     import statistics
 
@@ -272,8 +273,9 @@ def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles",
             if r["rule"] != rule or "/" not in r["job"]:
                 continue
             set_name, stem = r["job"].split("/", 1)
-            if set_name not in timings and kept and set_name in kept:
-                timings[set_name] = {(k, int(n)): float(ns) for k, n, ns in kept[set_name]}
+            if set_name not in timings and kept is not None:
+                # a run collected with its timings kept: a set it kept none of had no timings then
+                timings[set_name] = {(k, int(n)): float(ns) for k, n, ns in kept.get(set_name, [])}
             if set_name not in timings:
                 timings[set_name] = {}
                 path, meta = profiles / set_name / "timings.csv", profiles / set_name / "metadata.json"
@@ -292,7 +294,7 @@ def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles",
                 continue
             x.append(sum(t[(kernel, n)] for n in sizes) / 1e6)
             y.append(float(r["seconds"]))
-        if len(x) < 5:
+        if len(x) < 5 or len(set(x)) < 2:
             continue
         fit = statistics.linear_regression(x, y)
         out.append(f"{rule} jobs against the kernel's event-timed time at their N (least squares over {len(x)} "
@@ -301,10 +303,15 @@ def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles",
     return out
 
 
+#: Above this a kept kernel median (ns) is not a timing of this suite: 1000 s for one launch.
+KEPT_MEDIAN_MAX_NS = 1e12
+
+
 def _check_kept_timings(path: Path, kept) -> None:
     """Refuse a run's ``timings_ns`` (:func:`collect_gpu_run`) that is not a mapping of set
-    names to ``[kernel, n, median_ns]`` rows with a positive integer n and a positive finite
-    median; None (a run collected before it was kept) passes.
+    names to ``[kernel, n, median_ns]`` rows with a positive integer n, a median in
+    (0, :data:`KEPT_MEDIAN_MAX_NS`) and no kernel and N twice; None (a run collected before it
+    was kept) passes.
 
     Raises:
         ValueError: naming ``path`` and the first bad entry.
@@ -314,25 +321,67 @@ def _check_kept_timings(path: Path, kept) -> None:
     if not isinstance(kept, dict):
         raise ValueError(f"{path}: timings_ns is {type(kept).__name__}, expected an object of set -> rows")
     for set_name, rows in kept.items():
+        seen = set()
         for row in rows if isinstance(rows, list) else [rows]:
             ok = (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)
                   and isinstance(row[1], int) and not isinstance(row[1], bool) and row[1] > 0
                   and isinstance(row[2], (int, float)) and not isinstance(row[2], bool)
-                  and math.isfinite(row[2]) and row[2] > 0)
+                  and math.isfinite(row[2]) and 0 < row[2] < KEPT_MEDIAN_MAX_NS)
             if not ok:
                 raise ValueError(f"{path}: timings_ns[{set_name!r}] holds {row!r}, expected [kernel, n, median_ns] "
-                                 "with n a positive integer and median_ns a positive number of ns")
+                                 f"with n a positive integer and 0 < median_ns < {KEPT_MEDIAN_MAX_NS:g} ns")
+            if (row[0], row[1]) in seen:
+                raise ValueError(f"{path}: timings_ns[{set_name!r}] holds {row[0]} at N={row[1]} twice")
+            seen.add((row[0], row[1]))
 
 
-def render_gpu(runs: Path = GPU_RUNS) -> str:
+def _read_kept_run(meta_path: Path) -> tuple[dict, list[dict]]:
+    """A kept run's json (wall_s >= 0, command and note as text, timings_ns as
+    :func:`_check_kept_timings` takes it) and the rows of its csv (rule, job, seconds >= 0).
+
+    Raises:
+        ValueError: naming the json or the csv and what is wrong with it.
+    """
+    import json
+
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{meta_path}: not a kept run's JSON ({exc})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{meta_path}: a JSON {type(meta).__name__}, expected an object (wall_s, command, note)")
+    wall = meta.get("wall_s")
+    if (not isinstance(wall, (int, float)) or isinstance(wall, bool) or not math.isfinite(wall) or wall < 0
+            or not isinstance(meta.get("command"), str) or not isinstance(meta.get("note"), str)):
+        raise ValueError(f"{meta_path}: expected wall_s a number of seconds >= 0 and command and note as text, "
+                         f"got wall_s={wall!r}, command={meta.get('command')!r:.40}, note={meta.get('note')!r:.40}")
+    _check_kept_timings(meta_path, meta.get("timings_ns"))
+    csv_path = meta_path.with_suffix(".csv")
+    try:
+        with open(csv_path, encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{csv_path}: the job times of {meta_path.name} cannot be read ({exc})") from None
+    for i, r in enumerate(rows, start=2):
+        try:
+            seconds = float(r["seconds"])
+            ok = math.isfinite(seconds) and seconds >= 0 and bool(r["rule"]) and bool(r["job"])
+        except (KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"{csv_path}, line {i}: expected rule, job and seconds >= 0, got {dict(r)!r}")
+    return meta, rows
+
+
+def render_gpu(runs: Path | None = None) -> str:
     """The Markdown of docs/gpu-benchmarks.md from every run kept by :func:`collect_gpu_run`:
     per run, jobs and seconds per rule, the GPU's busy time (sum over :data:`GPU_RULES`)
     and what it comes to per kernel and per profiled report.
 
     Raises:
-        ValueError: a run's json holds ``timings_ns`` of another shape (:func:`_check_kept_timings`).
+        ValueError: a kept run's json or csv is unreadable or malformed (:func:`_read_kept_run`).
     """
-    import json
+    runs = GPU_RUNS if runs is None else runs
 
     lines = ["# GPU suite benchmarks", "",
              "Written by `python -m analysis.benchmark gpu` from the runs kept in `docs/gpu-runs/` (each",
@@ -340,10 +389,7 @@ def render_gpu(runs: Path = GPU_RUNS) -> str:
              "GPU jobs hold `resources: gpu=1` and never overlap, so the sum of their wall times is the",
              "time the suite keeps the GPU busy; builds and report compression run beside them on the CPU.", ""]
     for meta_path in sorted(runs.glob("*.json")):
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        _check_kept_timings(meta_path, meta.get("timings_ns"))
-        with open(meta_path.with_suffix(".csv"), encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
+        meta, rows = _read_kept_run(meta_path)
         by_rule: dict[str, list[float]] = {}
         for r in rows:
             by_rule.setdefault(r["rule"], []).append(float(r["seconds"]))
@@ -409,8 +455,13 @@ def gpu_main(argv: list[str]) -> int:
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1
+    try:
+        page = render_gpu()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     with atomic_path(args.out) as tmp:
-        tmp.write_text(render_gpu(), encoding="utf-8")
+        tmp.write_text(page, encoding="utf-8")
     print(args.out.read_text(encoding="utf-8"))
     return 0
 

@@ -152,7 +152,7 @@ def test_a_run_keeps_its_own_timings_after_a_later_run_replaces_its_set():
 
 @pytest.mark.parametrize("bad", [[["int8_wgmma_cluster", 8192]], [["int8_wgmma_cluster", "8192", 7.2e5]],
                                  [["int8_wgmma_cluster", 8192, float("nan")]], [["int8_wgmma_cluster", 8192, -1.0]],
-                                 "not rows"])
+                                 [["int8_wgmma_cluster", 8192, 1.7e308]], "not rows", "twice"])
 def test_a_run_whose_kept_timings_are_damaged_is_refused_naming_its_file(tmp_path, bad):
     """A kept run's json whose timings_ns is not [kernel, n, median_ns] rows: rendering the page
     refuses it, naming the json, instead of fitting on what it holds."""
@@ -164,6 +164,8 @@ def test_a_run_whose_kept_timings_are_damaged_is_refused_naming_its_file(tmp_pat
     shutil.copy(src.with_suffix(".csv"), runs / "r.csv")
     meta = json.loads(src.with_suffix(".json").read_text(encoding="utf-8"))
     (set_name, rows), = meta["timings_ns"].items()
+    if bad == "twice":  # one kernel and N with two medians
+        bad = [[rows[0][0], rows[0][1], rows[0][2] * 2]]
     meta["timings_ns"] = {set_name: rows[:3] + bad if isinstance(bad, list) else bad}
     (runs / "r.json").write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(ValueError, match=r"r\.json: timings_ns"):
@@ -171,3 +173,64 @@ def test_a_run_whose_kept_timings_are_damaged_is_refused_naming_its_file(tmp_pat
     meta["timings_ns"] = {set_name: rows}
     (runs / "r.json").write_text(json.dumps(meta), encoding="utf-8")
     assert "## r\n" in benchmark.render_gpu(runs)
+
+
+def _kept_copy(tmp_path):
+    """The later 2026-12-03 run's json and csv copied into tmp_path/runs as r.json, r.csv."""
+    import json
+
+    src = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_random_ceilings"
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(src.with_suffix(".csv"), runs / "r.csv")
+    return runs, json.loads(src.with_suffix(".json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("damage,match", [
+    ("no wall", r"r\.json: expected wall_s"), ("negative wall", r"r\.json: expected wall_s"),
+    ("wall as text", r"r\.json: expected wall_s"), ("a list", r"r\.json: a JSON list"),
+    ("not JSON", r"r\.json: not a kept run's JSON"), ("no csv", r"r\.csv: the job times of r\.json"),
+    ("seconds as text", r"r\.csv, line 2: expected rule, job and seconds"),
+    ("negative seconds", r"r\.csv, line 2: expected rule, job and seconds"),
+])
+def test_a_damaged_kept_run_is_refused_naming_its_file_and_the_page_is_not_written(tmp_path, monkeypatch,
+                                                                                   damage, match):
+    import json
+
+    runs, meta = _kept_copy(tmp_path)
+    text = None
+    if damage == "no wall":
+        del meta["wall_s"]
+    elif damage == "negative wall":
+        meta["wall_s"] = -5
+    elif damage == "wall as text":
+        meta["wall_s"] = "123"
+    elif damage == "a list":
+        meta = [meta]
+    elif damage == "not JSON":
+        text = "{"
+    elif damage == "no csv":
+        (runs / "r.csv").unlink()
+    else:
+        lines = (runs / "r.csv").read_text(encoding="utf-8").splitlines()
+        rule, job, _ = lines[1].split(",")
+        lines[1] = f"{rule},{job},{'abc' if damage == 'seconds as text' else '-1e9'}"
+        (runs / "r.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (runs / "r.json").write_text(text if text is not None else json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ValueError, match=match):
+        benchmark.render_gpu(runs)
+    # on the command line: one line naming the file, exit 1, no page written
+    monkeypatch.setattr(benchmark, "GPU_RUNS", runs)
+    out = tmp_path / "page.md"
+    assert benchmark.gpu_main(["--out", str(out)]) == 1 and not out.exists()
+
+
+def test_a_run_that_kept_no_timings_of_its_set_gets_no_fit_from_a_later_run():
+    """timings_ns present but without the job's set (or empty): no fit lines, rather than the
+    set's timings as a later run of the same day left them."""
+    run = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_same_output.csv"
+    with open(run, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert benchmark.job_time_fit(rows, "2026-12-03") != []  # the set of the later run, same day
+    assert benchmark.job_time_fit(rows, "2026-12-03", kept={}) == []
+    assert benchmark.job_time_fit(rows, "2026-12-03", kept={"another_set": [["k", 512, 1.0]]}) == []

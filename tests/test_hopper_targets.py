@@ -116,6 +116,9 @@ def test_the_int8_claim_also_gives_the_fraction_of_the_random_operand_ceiling(ti
     assert random_operand_note(s8, best).endswith(said)
     assert random_operand_note(s8[~s8["name"].isin(rnd["name"])], best) == ""
     assert random_operand_note(s8.assign(rate=float("nan")), best) == ""
+    assert random_operand_note(s8.assign(rate="n/a"), best) == ""
+    # judged against random-operand ceilings only, the claim's own ratio is that one: no note
+    assert random_operand_note(rnd, best) == ""
 
 
 def test_the_int8_claim_gives_the_profiled_launchs_clock_and_tensor_pipe(timings, set_claims):

@@ -4,6 +4,8 @@ set of the run that measured them (h200_580.159.04_ncu2025.3.1_refs)."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -190,3 +192,20 @@ def test_the_same_output_reference_writes_fp32_c_and_is_checked():
         _check_library(name, 512, prec, c, a_ref, b_ref, rows)
     refs, _ = library_gemms([512], 2, 5, 0)
     assert {r.name for r in refs} >= {"cublas_fp16", "cublas_fp16_f32out", "cublaslt_int8"}
+
+
+@pytest.mark.parametrize("column,value,match", [
+    ("rate", float("inf"), "rate: finite fails"),
+    ("rate", 1e-30, "rate = work / median_ns / 1e3"),
+    ("median_ns", 1.0, "rate = work / median_ns / 1e3"),
+    ("unit", "TFLOP/s", "unit is the precision's"),
+])
+def test_an_implausible_reference_row_is_refused_naming_the_file(tmp_path, column, value, match):
+    """A references.csv row whose rate is infinite, disagrees with its work and median, or is
+    given in another precision's unit is refused, naming the file, rather than judged against
+    (the registry set's random-operand s8 ceiling, changed in one column)."""
+    d = pd.read_csv(REPO / "profiles" / f"{DEFAULT_SET}_registry" / "references.csv")
+    d.loc[d["name"] == "peak_wgmma_m64n256k32_s8_s32_random_wg3", column] = value
+    d.to_csv(tmp_path / "references.csv", index=False)
+    with pytest.raises(SetFileError, match=rf"references\.csv: reference rates: .*{re.escape(match)}"):
+        read_references(tmp_path / "references.csv")

@@ -3,6 +3,7 @@ read (pandera). A violation raises :class:`SchemaError` naming the table and the
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pandera.pandas as pa
 from pandera.errors import SchemaError as _PanderaSchemaError
@@ -158,20 +159,40 @@ def validate_set_hotspots(df: pd.DataFrame, what: object = "set hot spots") -> p
 
 
 #: A set's measured reference rates (analysis.gpu.references): ceilings and library GEMMs.
+def _positive_finite() -> list:
+    """A number > 0 that is not infinite (NaN fails the first check)."""
+    return [pa.Check.gt(0), pa.Check(np.isfinite, element_wise=True, error="finite")]
+
+
+#: Relative tolerance of a references.csv row's rate against work / median_ns (every row the
+#: references rule wrote agrees within 5e-10: the rate is computed from the two).
+RATE_RTOL = 1e-6
+#: The unit a reference's precision is measured in (analysis.precision: FP16 in TFLOP/s, the
+#: integers in TOP/s; the DRAM copy, precision none, in TB/s).
+REFERENCE_UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s", "none": "TB/s"}
+
 REFERENCES = pa.DataFrameSchema(
     {
         "name": pa.Column(str, pa.Check.str_length(min_value=1)),
         "kind": pa.Column(str, pa.Check.isin(["ceiling", "library"])),
         "precision": pa.Column(str, pa.Check.isin(["fp16", "int8", "int4", "none"])),
         "n": pa.Column(int, pa.Check.ge(0)),
-        "work": pa.Column(float, pa.Check.gt(0)),
-        "median_ns": pa.Column(float, pa.Check.gt(0)),
-        "p25_ns": pa.Column(float, pa.Check.gt(0)),
-        "p75_ns": pa.Column(float, pa.Check.gt(0)),
+        "work": pa.Column(float, _positive_finite()),
+        "median_ns": pa.Column(float, _positive_finite()),
+        "p25_ns": pa.Column(float, _positive_finite()),
+        "p75_ns": pa.Column(float, _positive_finite()),
         "repeats": pa.Column(int, pa.Check.gt(0)),
-        "rate": pa.Column(float, pa.Check.gt(0)),
+        "rate": pa.Column(float, _positive_finite()),
         "unit": pa.Column(str, pa.Check.isin(["TFLOP/s", "TOP/s", "TB/s"])),
     },
+    checks=[
+        # work per ns / 1e3 is the rate in T.../s (work in operations or bytes)
+        pa.Check(lambda d: pd.Series(np.isclose(d["rate"], d["work"] / d["median_ns"] / 1e3, rtol=RATE_RTOL,
+                                                atol=0.0), index=d.index),
+                 error=f"rate = work / median_ns / 1e3 (within {RATE_RTOL:g})"),
+        pa.Check(lambda d: d["unit"] == d["precision"].map(REFERENCE_UNIT),
+                 error="unit is the precision's: TFLOP/s for fp16, TOP/s for int8 and int4, TB/s for none"),
+    ],
     unique=["name", "n"],
     strict=False,
     coerce=True,

@@ -230,16 +230,22 @@ RANDOM_FILL = "_random_wg"
 def random_operand_note(ceilings: pd.DataFrame, row: pd.Series) -> str:
     """``; against the highest such ceiling on random operands ({name} {rate} {unit}): {ratio}``:
     the kernel of ``row`` (its ``throughput``) against the highest of ``ceilings`` (references.csv
-    rows: ``name``, ``rate``, ``unit``) whose name holds :data:`RANDOM_FILL`, the loop whose
-    operands are drawn like the GEMMs' inputs; the empty string where there is none (sets
-    measured before that fill) or its rate is not a positive number."""
-    rnd = ceilings[ceilings["name"].str.contains(RANDOM_FILL, regex=False)]
-    rnd = rnd[pd.to_numeric(rnd["rate"], errors="coerce") > 0]
-    if rnd.empty:
+    rows: ``name``, ``rate``, ``unit``; the ceilings the claim was judged against, the highest of
+    them) whose name holds :data:`RANDOM_FILL`, the loop whose operands are drawn like the GEMMs'
+    inputs. The empty string where there is none (sets measured before that fill), where its rate
+    is not a positive finite number, or where the highest of ``ceilings`` is that one already
+    (the claim's own ratio says it)."""
+    rate = pd.to_numeric(ceilings["rate"], errors="coerce")
+    ok = np.isfinite(rate) & (rate > 0)
+    if not ok.any():
         return ""
-    c = rnd.loc[rnd["rate"].idxmax()]
+    rnd = ok & ceilings["name"].str.contains(RANDOM_FILL, regex=False)
+    if not rnd.any() or bool(rnd[rate[ok].idxmax()]):
+        return ""
+    i = rate[rnd].idxmax()
+    c, r = ceilings.loc[i], float(rate[i])
     return (f"; against the highest such ceiling on random operands, drawn like the kernels' inputs "
-            f"({c['name']} {c['rate']:.1f} {c['unit']}): {row['throughput'] / c['rate']:.3f}")
+            f"({c['name']} {r:.1f} {c['unit']}): {row['throughput'] / r:.3f}")
 
 
 #: The counters of a kernel's profiled launch that say whether a gap to a ceiling lies in its

@@ -3,7 +3,7 @@ drawn like the workflow's inputs (random) and near-constant (the ceilings' FP16 
 zero (the GEMMs' A and B set to 0 after their check).
 
 Each load runs twice: short, as the workflow times (10 warm-ups, 50 launches behind the stream
-gate, three rounds with 1 s idle between them), then sustained (1500-4000 launches, 2.5-3 s) with
+gate, three rounds with 1 s idle between them), then sustained (1500-4000 launches) with
 3 s idle before it, while nvidia-smi samples every 50 ms.
 Writes power_loads.json (each load's timings and its UTC start and end) and power_smi.csv.
 Run from the repository root after results/build/ holds the cubins.
