@@ -10,6 +10,7 @@ from pandera.errors import SchemaError as _PanderaSchemaError
 from pandera.errors import SchemaErrors as _PanderaSchemaErrors
 
 from analysis.errors import AnalysisError
+from analysis.precision import precision_of
 
 
 class SchemaError(AnalysisError):
@@ -158,7 +159,6 @@ def validate_set_hotspots(df: pd.DataFrame, what: object = "set hot spots") -> p
     return _validate(SET_HOTSPOTS, df, str(what))
 
 
-#: A set's measured reference rates (analysis.gpu.references): ceilings and library GEMMs.
 def _positive_finite() -> list:
     """A number > 0 that is not infinite (NaN fails the first check)."""
     return [pa.Check.gt(0), pa.Check(np.isfinite, element_wise=True, error="finite")]
@@ -167,10 +167,11 @@ def _positive_finite() -> list:
 #: Relative tolerance of a references.csv row's rate against work / median_ns (every row the
 #: references rule wrote agrees within 5e-10: the rate is computed from the two).
 RATE_RTOL = 1e-6
-#: The unit a reference's precision is measured in (analysis.precision: FP16 in TFLOP/s, the
-#: integers in TOP/s; the DRAM copy, precision none, in TB/s).
-REFERENCE_UNIT = {"fp16": "TFLOP/s", "int8": "TOP/s", "int4": "TOP/s", "none": "TB/s"}
+#: The unit a reference's precision is measured in (Precision.throughput_unit; the DRAM copy,
+#: precision none, in TB/s).
+REFERENCE_UNIT = {**{p: precision_of(p).throughput_unit for p in ("fp16", "int8", "int4")}, "none": "TB/s"}
 
+#: A set's measured reference rates (analysis.gpu.references): ceilings and library GEMMs.
 REFERENCES = pa.DataFrameSchema(
     {
         "name": pa.Column(str, pa.Check.str_length(min_value=1)),
