@@ -234,8 +234,7 @@ def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str
                             if rule in ("check_time", "profile") and "/" in job}):
         path = REPO / "profiles" / set_name / "timings.csv"
         if path.is_file():
-            with open(path, encoding="utf-8") as fh:
-                kept[set_name] = [[t["kernel"], int(t["n"]), float(t["median_ns"])] for t in csv.DictReader(fh)]
+            kept[set_name] = _timing_rows(path)
     GPU_RUNS.mkdir(parents=True, exist_ok=True)
     out = GPU_RUNS / f"{name}.csv"
     with atomic_path(out) as tmp, open(tmp, "w", newline="", encoding="utf-8") as fh:
@@ -246,6 +245,12 @@ def collect_gpu_run(run: Path, name: str, wall_s: float, command: str, note: str
         tmp.write_text(json.dumps({"wall_s": wall_s, "command": command, "note": note, "timings_ns": kept},
                                   indent=1) + "\n", encoding="utf-8")
     return out
+
+
+def _timing_rows(path: Path) -> list[list]:
+    """``[kernel, n, median_ns]`` of each row of a set's timings.csv."""
+    with open(path, encoding="utf-8") as fh:
+        return [[t["kernel"], int(t["n"]), float(t["median_ns"])] for t in csv.DictReader(fh)]
 
 
 def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles",
@@ -275,15 +280,13 @@ def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles",
             set_name, stem = r["job"].split("/", 1)
             if set_name not in timings and kept is not None:
                 # a run collected with its timings kept: a set it kept none of had no timings then
-                timings[set_name] = {(k, int(n)): float(ns) for k, n, ns in kept.get(set_name, [])}
+                timings[set_name] = {(k, n): float(ns) for k, n, ns in kept.get(set_name, [])}
             if set_name not in timings:
                 timings[set_name] = {}
                 path, meta = profiles / set_name / "timings.csv", profiles / set_name / "metadata.json"
                 if path.is_file() and meta.is_file() and json.loads(meta.read_text(encoding="utf-8")).get(
                         "date", "").startswith(day):
-                    with open(path, encoding="utf-8") as fh:
-                        timings[set_name] = {(t["kernel"], int(t["n"])): float(t["median_ns"])
-                                             for t in csv.DictReader(fh)}
+                    timings[set_name] = {(k, n): ns for k, n, ns in _timing_rows(path)}
             t = timings[set_name]
             name = ReportName.parse(f"{stem}.ncu-rep")
             if rule == "profile" and (name is None or name.repeat or len(name.sizes) < 2):
@@ -305,39 +308,57 @@ def job_time_fit(rows: list[dict], day: str, profiles: Path = REPO / "profiles",
 
 #: Above this a kept kernel median (ns) is not a timing of this suite: 1000 s for one launch.
 KEPT_MEDIAN_MAX_NS = 1e12
+#: What a kept run's json holds (:func:`collect_gpu_run`); ``timings_ns`` is absent in runs
+#: collected before it was kept.
+KEPT_RUN_SCHEMA = {
+    "type": "object",
+    "required": ["wall_s", "command", "note"],
+    "properties": {
+        "wall_s": {"type": "number", "minimum": 0},
+        "command": {"type": "string"},
+        "note": {"type": "string"},
+        "timings_ns": {"type": "object", "additionalProperties": {"type": "array", "items": {
+            "type": "array", "minItems": 3, "maxItems": 3,
+            "prefixItems": [{"type": "string"}, {"type": "integer", "minimum": 1},
+                            {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": KEPT_MEDIAN_MAX_NS}]}}},
+    },
+}
 
 
-def _check_kept_timings(path: Path, kept) -> None:
-    """Refuse a run's ``timings_ns`` (:func:`collect_gpu_run`) that is not a mapping of set
-    names to ``[kernel, n, median_ns]`` rows with a positive integer n, a median in
-    (0, :data:`KEPT_MEDIAN_MAX_NS`) and no kernel and N twice; None (a run collected before it
-    was kept) passes.
+def _check_kept_run(path: Path, meta) -> None:
+    """Refuse a kept run's json that :data:`KEPT_RUN_SCHEMA` refuses, or whose wall time or
+    medians are not finite (JSON's NaN passes a schema's bounds), or whose ``timings_ns`` holds
+    one kernel and N twice.
 
     Raises:
-        ValueError: naming ``path`` and the first bad entry.
+        ValueError: naming ``path`` and the first bad field (``timings_ns...`` for a kept
+            timing, else what wall_s, command and note must be).
     """
-    if kept is None:
-        return
-    if not isinstance(kept, dict):
-        raise ValueError(f"{path}: timings_ns is {type(kept).__name__}, expected an object of set -> rows")
-    for set_name, rows in kept.items():
+    import jsonschema
+
+    if not isinstance(meta, dict):
+        raise ValueError(f"{path}: a JSON {type(meta).__name__}, expected an object (wall_s, command, note)")
+    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(KEPT_RUN_SCHEMA).iter_errors(meta))
+    field = ".".join(str(p) for p in err.absolute_path) if err is not None else ""
+    if err is not None and field.startswith("timings_ns"):
+        raise ValueError(f"{path}: {field}: {err.message}, expected [kernel, n, median_ns] rows with n a positive "
+                         f"integer and 0 < median_ns < {KEPT_MEDIAN_MAX_NS:g} ns")
+    if err is not None or not math.isfinite(meta["wall_s"]):
+        raise ValueError(f"{path}: expected wall_s a number of seconds >= 0 and command and note as text "
+                         f"({field or 'wall_s'}: {err.message if err is not None else 'not finite'})")
+    for set_name, rows in meta.get("timings_ns", {}).items():
         seen = set()
-        for row in rows if isinstance(rows, list) else [rows]:
-            ok = (isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)
-                  and isinstance(row[1], int) and not isinstance(row[1], bool) and row[1] > 0
-                  and isinstance(row[2], (int, float)) and not isinstance(row[2], bool)
-                  and math.isfinite(row[2]) and 0 < row[2] < KEPT_MEDIAN_MAX_NS)
-            if not ok:
-                raise ValueError(f"{path}: timings_ns[{set_name!r}] holds {row!r}, expected [kernel, n, median_ns] "
-                                 f"with n a positive integer and 0 < median_ns < {KEPT_MEDIAN_MAX_NS:g} ns")
-            if (row[0], row[1]) in seen:
-                raise ValueError(f"{path}: timings_ns[{set_name!r}] holds {row[0]} at N={row[1]} twice")
-            seen.add((row[0], row[1]))
+        for i, (kernel, n, ns) in enumerate(rows):
+            if not math.isfinite(ns):
+                raise ValueError(f"{path}: timings_ns.{set_name}.{i}: median_ns {ns} is not a finite number")
+            if (kernel, n) in seen:
+                raise ValueError(f"{path}: timings_ns.{set_name}: {kernel} at N={n} twice")
+            seen.add((kernel, n))
 
 
 def _read_kept_run(meta_path: Path) -> tuple[dict, list[dict]]:
-    """A kept run's json (wall_s >= 0, command and note as text, timings_ns as
-    :func:`_check_kept_timings` takes it) and the rows of its csv (rule, job, seconds >= 0).
+    """A kept run's json (:func:`_check_kept_run`) and the rows of its csv (rule, job,
+    seconds >= 0).
 
     Raises:
         ValueError: naming the json or the csv and what is wrong with it.
@@ -348,14 +369,7 @@ def _read_kept_run(meta_path: Path) -> tuple[dict, list[dict]]:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{meta_path}: not a kept run's JSON ({exc})") from None
-    if not isinstance(meta, dict):
-        raise ValueError(f"{meta_path}: a JSON {type(meta).__name__}, expected an object (wall_s, command, note)")
-    wall = meta.get("wall_s")
-    if (not isinstance(wall, (int, float)) or isinstance(wall, bool) or not math.isfinite(wall) or wall < 0
-            or not isinstance(meta.get("command"), str) or not isinstance(meta.get("note"), str)):
-        raise ValueError(f"{meta_path}: expected wall_s a number of seconds >= 0 and command and note as text, "
-                         f"got wall_s={wall!r}, command={meta.get('command')!r:.40}, note={meta.get('note')!r:.40}")
-    _check_kept_timings(meta_path, meta.get("timings_ns"))
+    _check_kept_run(meta_path, meta)
     csv_path = meta_path.with_suffix(".csv")
     try:
         with open(csv_path, encoding="utf-8") as fh:

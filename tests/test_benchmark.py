@@ -150,6 +150,17 @@ def test_a_run_keeps_its_own_timings_after_a_later_run_replaces_its_set():
     assert benchmark.job_time_fit(rows, "2026-12-03", kept=kept) != benchmark.job_time_fit(rows, "2026-12-03")
 
 
+def _kept_copy(tmp_path):
+    """The later 2026-12-03 run's json and csv copied into tmp_path/runs as r.json, r.csv."""
+    import json
+
+    src = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_random_ceilings"
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(src.with_suffix(".csv"), runs / "r.csv")
+    return runs, json.loads(src.with_suffix(".json").read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize("bad", [[["int8_wgmma_cluster", 8192]], [["int8_wgmma_cluster", "8192", 7.2e5]],
                                  [["int8_wgmma_cluster", 8192, float("nan")]], [["int8_wgmma_cluster", 8192, -1.0]],
                                  [["int8_wgmma_cluster", 8192, 1.7e308]], "not rows", "twice"])
@@ -158,11 +169,7 @@ def test_a_run_whose_kept_timings_are_damaged_is_refused_naming_its_file(tmp_pat
     refuses it, naming the json, instead of fitting on what it holds."""
     import json
 
-    src = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_random_ceilings"
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    shutil.copy(src.with_suffix(".csv"), runs / "r.csv")
-    meta = json.loads(src.with_suffix(".json").read_text(encoding="utf-8"))
+    runs, meta = _kept_copy(tmp_path)
     (set_name, rows), = meta["timings_ns"].items()
     if bad == "twice":  # one kernel and N with two medians
         bad = [[rows[0][0], rows[0][1], rows[0][2] * 2]]
@@ -173,17 +180,6 @@ def test_a_run_whose_kept_timings_are_damaged_is_refused_naming_its_file(tmp_pat
     meta["timings_ns"] = {set_name: rows}
     (runs / "r.json").write_text(json.dumps(meta), encoding="utf-8")
     assert "## r\n" in benchmark.render_gpu(runs)
-
-
-def _kept_copy(tmp_path):
-    """The later 2026-12-03 run's json and csv copied into tmp_path/runs as r.json, r.csv."""
-    import json
-
-    src = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_random_ceilings"
-    runs = tmp_path / "runs"
-    runs.mkdir()
-    shutil.copy(src.with_suffix(".csv"), runs / "r.csv")
-    return runs, json.loads(src.with_suffix(".json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("damage,match", [

@@ -59,9 +59,10 @@ WGMMA_GROUP = 4  # kGroup in wgmma_peak.cu
 #: tiles hold. On a GPU at its power limit the operands' bits set the tensor cores' power:
 #: on the H200 the s8 loop drew 274 W with the first fill and 688 W with the second, at the
 #: 700 W limit (docs/gpu-runs/2026-12-03_operand_power/).
+RANDOM_FILL = "_random"
 WGMMA_FILLS = {
     "": "operands FP16 1.0 pairs (near-constant bits; as s8 the bytes 0x00/0x01 and 0x3c/0x3d)",
-    "_random": "operands random like the GEMMs' inputs (s8 uniform in [-128, 127], f16 uniform in [-1, 1])",
+    RANDOM_FILL: "operands random like the GEMMs' inputs (s8 uniform in [-128, 127], f16 uniform in [-1, 1])",
 }
 #: Warpgroups per SM the wgmma ceilings are measured with: the GEMM kernels' two consumer
 #: warpgroups, and three (the most whose 128 accumulator registers a thread fit one block).

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.gpu.paired import paired_ratios
+from analysis.gpu.references import RANDOM_FILL as _RANDOM_OPERANDS
 from analysis.precision import LIBRARY_NAMES, SAME_OUTPUT_NAMES, precision_of
 from analysis.study.explain import CLOCK
 
@@ -223,8 +224,8 @@ def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.
 
 
 #: Name suffix of a wgmma ceiling whose operands are random like the kernels' inputs
-#: (analysis.gpu.references.WGMMA_FILLS), before ``_wg{W}``.
-RANDOM_FILL = "_random_wg"
+#: (analysis.gpu.references.WGMMA_FILLS), with the ``_wg{W}`` that follows it.
+RANDOM_FILL = f"{_RANDOM_OPERANDS}_wg"
 
 
 def random_operand_note(ceilings: pd.DataFrame, row: pd.Series) -> str:
