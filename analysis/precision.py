@@ -44,6 +44,23 @@ PRECISIONS: dict[str, Precision] = {
 }
 
 
+#: The C dtypes a kernel may write instead of its precision's ``c_dtype``, by their registry
+#: name (``c_dtype``): FP16 C, FP32 accumulators rounded to nearest (FP16 inputs only).
+C_DTYPES = {"float16": np.dtype(np.float16)}
+
+
+def kernel_c_dtype(spec: dict) -> np.dtype:
+    """The dtype of C a registry entry's kernel writes: its ``c_dtype`` (:data:`C_DTYPES`) where
+    it gives one, else its precision's. Raises KeyError for an unknown name of either."""
+    name = spec.get("c_dtype")
+    if name is None:
+        return precision_of(spec["precision"]).c_dtype
+    try:
+        return C_DTYPES[name]
+    except KeyError:
+        raise KeyError(f"unknown c_dtype {name!r}; expected one of {sorted(C_DTYPES)}") from None
+
+
 def gemm_ops(m: int, n: int, k: int) -> int:
     """Operations of one GEMM: 2*M*N*K (a multiply and an add per inner-product term)."""
     return 2 * m * n * k

@@ -189,6 +189,9 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         if spec.get("accumulator") == "f16" and spec["precision"] != "fp16":
             raise ConfigError(f"config kernels.{name}: accumulator f16 needs precision fp16, "
                               f"not {spec['precision']}")
+        if spec.get("c_dtype") == "float16" and (spec["precision"] != "fp16" or spec.get("accumulator")):
+            raise ConfigError(f"config kernels.{name}: c_dtype float16 needs precision fp16 with FP32 "
+                              f"accumulators, not {spec['precision']} with accumulator {spec.get('accumulator')}")
         if "stages" in spec and "stages" in (spec.get("tiling") or {}):
             raise ConfigError(f"config kernels.{name}: stages given twice (beside and inside tiling); keep one")
         specific = [a for a in spec["archs"] if a.endswith("a")]

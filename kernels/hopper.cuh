@@ -169,6 +169,14 @@ __device__ __forceinline__ uint64_t desc_k_major_sw128(uint32_t smem_addr) {
          (static_cast<uint64_t>(1024 >> 4) << 32) | (static_cast<uint64_t>(1) << 62);
 }
 
+// Two FP32 values rounded to nearest FP16 and packed: lo in bits 0-15 (the lower address),
+// hi in bits 16-31 (PTX ISA, cvt: for .f16x2 the first source goes to the upper half).
+__device__ __forceinline__ uint32_t pack_f16x2(float lo, float hi) {
+  uint32_t r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
 // Pin the accumulators at this point of the program: the compiler may not move their reads
 // or writes across it (after wgmma_wait, before the epilogue reads them).
 template <typename T, int N>

@@ -147,9 +147,43 @@ struct Tiles {
   }
 };
 
-// C = A B for M x N (m, n) of C, k_bytes bytes per row of A and per column of B.
-template <typename Mma>
+// FP16 C (fp16_wgmma_cluster_f16c): the FP32 accumulators rounded to nearest FP16 and stored
+// 16 bytes a lane. Per pair of column groups (j, j + 1) a lane holds four half2 words, items
+// 0-3 = (row r, j), (row r + 8, j), (row r, j + 1), (row r + 8, j + 1), r = l / 4, and item i's
+// 16 bytes are the words of the quad's four lanes (l % 4) in lane order. A 4 x 4 transpose in two
+// butterfly steps (__shfl_xor_sync by 1, then by 2) gives lane q all of item q, so each warp store
+// writes 16 rows x 32 bytes, whole sectors. Storing 4 bytes a lane from the fragment as it is ran
+// slower than FP32 C (docs/gpu-runs/2026-12-02_fp16_c_development/).
+__device__ __forceinline__ void store_f16(const float (&acc)[128], uint16_t* block, int c, int warp, int lane, int n) {
+  const int q = lane % 4;
+  const bool q0 = q & 1, q1 = q & 2;
+  const int64_t row = c * 64 + warp * 16 + lane / 4 + (q0 ? 8 : 0);
+  uint16_t* out = block + row * n + (q1 ? 8 : 0);
+#pragma unroll
+  for (int j = 0; j < 32; j += 2) {
+    const uint32_t w0 = hopper::pack_f16x2(acc[4 * j], acc[4 * j + 1]);
+    const uint32_t w1 = hopper::pack_f16x2(acc[4 * j + 2], acc[4 * j + 3]);
+    const uint32_t w2 = hopper::pack_f16x2(acc[4 * j + 4], acc[4 * j + 5]);
+    const uint32_t w3 = hopper::pack_f16x2(acc[4 * j + 6], acc[4 * j + 7]);
+    // step 1 (xor 1): keep the items whose low bit is q0, with both lanes' words of them
+    const uint32_t ra = __shfl_xor_sync(0xffffffffu, q0 ? w0 : w1, 1);
+    const uint32_t rb = __shfl_xor_sync(0xffffffffu, q0 ? w2 : w3, 1);
+    const uint32_t ka = q0 ? w1 : w0, kb = q0 ? w3 : w2;
+    // the words of items q0 (a) and 2 + q0 (b) from lanes 2 q1 and 2 q1 + 1
+    const uint32_t a0 = q0 ? ra : ka, a1 = q0 ? ka : ra, b0 = q0 ? rb : kb, b1 = q0 ? kb : rb;
+    // step 2 (xor 2): keep item 2 q1 + q0 = q, send the other
+    const uint32_t r0 = __shfl_xor_sync(0xffffffffu, q1 ? a0 : b0, 2);
+    const uint32_t r1 = __shfl_xor_sync(0xffffffffu, q1 ? a1 : b1, 2);
+    const uint32_t k0 = q1 ? b0 : a0, k1 = q1 ? b1 : a1;
+    *reinterpret_cast<uint4*>(out + 8 * j) = q1 ? uint4{r0, r1, k0, k1} : uint4{k0, k1, r0, r1};
+  }
+}
+
+// C = A B for M x N (m, n) of C, k_bytes bytes per row of A and per column of B. C holds the
+// accumulator type (FP32 or INT32), or FP16 with kF16C (FP16 inputs only).
+template <typename Mma, bool kF16C = false>
 __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
+  static_assert(!kF16C || std::is_same_v<typename Mma::Acc, float>, "FP16 C rounds FP32 accumulators");
   using Acc = typename Mma::Acc;
   extern __shared__ uint8_t smem_raw[];
   __shared__ alignas(8) uint64_t full[kStages], empty[kStages];
@@ -230,6 +264,11 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
 
       // Accumulators to C: warp w of the warpgroup holds rows 16w .. 16w + 15 of its 64;
       // lane l, registers 4j .. 4j + 3: rows l / 4 and l / 4 + 8, columns 8j + 2 (l % 4) + {0, 1}.
+      if constexpr (kF16C) {
+        store_f16(acc, static_cast<uint16_t*>(C_) + static_cast<int64_t>(blk.m) * kBlockM * n +
+                           static_cast<int64_t>(blk.n) * kBlockN, c, warp, lane, n);
+        continue;
+      }
       const int64_t row = static_cast<int64_t>(blk.m) * kBlockM + c * 64 + warp * 16 + lane / 4;
       Acc* out = static_cast<Acc*>(C_) + row * n + static_cast<int64_t>(blk.n) * kBlockN + 2 * (lane % 4);
 #pragma unroll

@@ -331,6 +331,8 @@ def test_valid_config_passes(config):
     (lambda c: c.update(archs=["sm_70", "sm_90"]), "sm_70 cannot run"),
     (lambda c: c["kernels"]["int8_ptx_mma_k32"].update(baseline="fp16_wmma"), "another precision"),
     (lambda c: c["kernels"]["int8_wmma"].update(accumulator="f16"), "accumulator f16 needs precision fp16"),
+    (lambda c: c["kernels"]["int8_wgmma_cluster"].update(c_dtype="float16"), "c_dtype float16 needs precision fp16"),
+    (lambda c: c["kernels"]["fp16_ptx_fp16acc"].update(c_dtype="float16"), "c_dtype float16 needs precision fp16"),
 ])
 def test_invalid_config_is_refused_before_any_work(config, edit, match):
     from analysis.workflow import check_config
@@ -349,6 +351,7 @@ def test_invalid_config_is_refused_before_any_work(config, edit, match):
     lambda c: c["tiling"].update(block_k_bytes=48),
     lambda c: c["kernels"]["fp16_wmma"].update(accumulator="f8"),
     lambda c: c["kernels"]["int4_wmma"].update(b_layout="diagonal"),
+    lambda c: c["kernels"]["fp16_wgmma_cluster_f16c"].update(c_dtype="bfloat16"),
     lambda c: c["kernels"]["int4_wmma"].update(study="no"),
     lambda c: c.update(set=".."),
     lambda c: c.update(set="."),

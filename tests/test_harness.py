@@ -56,6 +56,32 @@ def test_fp16_bound_accepts_fp32_rounding_and_rejects_an_error():
     assert compare(c32, a, b, p).first_bad == (10, 20)
 
 
+def test_fp16_c_bound_adds_the_rounding_of_c():
+    """FP16 C (c_dtype float16): an FP32 accumulation rounded to FP16 passes within the FP32
+    bound plus 2**-11 |ref|; the same rounded values held as FP32 fail the FP32-C bound (so the
+    rounding term is what admits them: at K = 64 the FP32 bound is below FP16's rounding), and
+    an element off by 2**-9 of its value fails."""
+    p = PRECISIONS["fp16"]
+    _, _, a, b = make_inputs(p, 64, 64, 64, np.random.default_rng(3))
+    c16 = (a.astype(np.float32) @ b.T.astype(np.float32)).astype(np.float16)
+    res = compare(c16, a, b, p)
+    assert res.passed and "2^-11|ref|" in res.tolerance and "FP16 C" in res.tolerance
+    assert not compare(c16.astype(np.float32), a, b, p).passed
+    ref = float(a[7] @ b[9])
+    c16[7, 9] = np.float16(ref * (1 + 2.0**-9) + np.sign(ref) * 0.01)
+    bad = compare(c16, a, b, p)
+    assert not bad.passed and bad.first_bad == (7, 9) and bad.bad_count == 1
+
+
+def test_c_dtype_is_refused_beyond_fp16_with_fp32_accumulators():
+    """c_dtype float16 for INT8, with FP16 accumulators, or an unknown name: refused before any
+    CUDA call (without a GPU a CUDA call would raise RuntimeError instead)."""
+    for precision, extra in (("int8", {}), ("fp16", {"accumulator": "f16"}), ("fp16", {"c_dtype": "bfloat16"})):
+        kw = {"c_dtype": "float16", **extra}
+        with pytest.raises(ConfigError, match="c_dtype"):
+            GemmRunner(Path("no.cubin"), "k", precision, Tiling(), 64, 32, 64, 0, **kw)
+
+
 def test_row_major_b_is_the_transposed_image():
     p = PRECISIONS["int4"]
     a_col, b_col, a, b = make_inputs(p, 16, 32, 64, np.random.default_rng(6))
@@ -105,6 +131,7 @@ def test_kernel_options_only_beyond_defaults():
     assert kernel_options({"precision": "int4", "b_layout": "col"}) == {}
     assert kernel_options({"precision": "int4", "b_layout": "row"}) == {"b_layout": "row"}
     assert kernel_options({"precision": "fp16", "accumulator": "f16", "study": True}) == {"accumulator": "f16"}
+    assert kernel_options({"precision": "fp16", "tma": True, "c_dtype": "float16"}) == {"tma": True, "c_dtype": "float16"}
 
 
 def test_command_carries_kernel_options():
@@ -112,6 +139,7 @@ def test_command_carries_kernel_options():
 
     cmd = command("check-time", "k.cubin", "k", "int4", 512, Tiling(), b_layout="row", accumulator=None)
     assert cmd[-2:] == ["--b-layout", "row"] and "--accumulator" not in cmd
+    assert command("profile", "k.cubin", "k", "fp16", 512, Tiling(), c_dtype="float16")[-2:] == ["--c-dtype", "float16"]
 
 
 def test_several_n_need_a_record_per_n():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -237,3 +238,25 @@ def test_the_fp16_claim_gives_the_pairs_with_cublas_writing_fp32_c():
     registry = paired_ratios(read_paired(PROFILES / "paired.csv"))
     assert "cublas_fp16_f32out" in set(registry["library"])
     assert _same_output_note(registry[registry["library"] != "cublas_fp16_f32out"], 8192) == ""
+
+
+def test_the_fp16_claim_notes_follow_each_kernels_c_dtype():
+    """A kernel writing FP16 C (registry c_dtype float16) against cuBLAS writing FP16 C gets no
+    note on the bytes of C; one writing FP32 C is named with both byte counts. Against the
+    FP32-C reference the note names the kernels that do not write FP32 (here fp16_wgmma given
+    FP16 C over the registry set's real pairs), and names none where all write FP32."""
+    from analysis.gpu.paired import paired_ratios
+    from analysis.study.targets import _output_note, _same_output_note
+
+    refs = read_references(PROFILES / "references.csv")
+    assert _output_note(refs, "cublas_fp16", 8192, np.dtype(np.float16), "fp16_wgmma_cluster_f16c") == ""
+    assert _output_note(refs, "cublas_fp16", 8192, np.dtype(np.float32), "fp16_wgmma") == (
+        f"; cublas_fp16 writes C in FP16 (references.csv), fp16_wgmma in FP32: "
+        f"{2 * 8192 ** 2:,} against {4 * 8192 ** 2:,} bytes of C at N=8192")
+    ratios = paired_ratios(read_paired(PROFILES / "paired.csv"))
+    ratios = ratios[ratios["kernel"].isin(["fp16_wgmma", "fp16_wgmma_cluster"])]
+    mixed = _same_output_note(ratios, 8192, {"fp16_wgmma": np.dtype(np.float16),
+                                             "fp16_wgmma_cluster": np.dtype(np.float32)})
+    assert "(cuBLAS writing C in FP32, as the kernels do but fp16_wgmma, which writes FP16)" in mixed
+    plain = _same_output_note(ratios, 8192, {"fp16_wgmma": np.dtype(np.float32)})
+    assert plain == _same_output_note(ratios, 8192) and "as the kernels do)" in plain

@@ -30,8 +30,8 @@ def tiling_from_config(config: dict, kernel: str | None = None) -> Tiling:
 
 def kernel_options(spec: dict) -> dict:
     """The harness options a registry entry sets beyond precision and tiling:
-    ``accumulator``, ``b_layout`` and ``tma`` where the entry gives them other than the
-    defaults (None, ``col``, False), as keyword arguments of :func:`analysis.gpu.harness.command` and
+    ``accumulator``, ``b_layout``, ``tma`` and ``c_dtype`` where the entry gives them other
+    than the defaults (None, ``col``, False, None), as keyword arguments of :func:`analysis.gpu.harness.command` and
     :func:`analysis.gpu.harness.check_and_time`."""
-    defaults = {"accumulator": None, "b_layout": "col", "tma": False}
+    defaults = {"accumulator": None, "b_layout": "col", "tma": False, "c_dtype": None}
     return {key: spec[key] for key in defaults if spec.get(key, defaults[key]) != defaults[key]}

@@ -9,7 +9,7 @@ import pandas as pd
 
 from analysis.gpu.paired import paired_ratios
 from analysis.gpu.references import RANDOM_FILL as _RANDOM_OPERANDS
-from analysis.precision import LIBRARY_NAMES, SAME_OUTPUT_NAMES, precision_of
+from analysis.precision import LIBRARY_NAMES, SAME_OUTPUT_NAMES, kernel_c_dtype, precision_of
 from analysis.study.explain import CLOCK
 
 
@@ -126,25 +126,27 @@ FP16_WGMMA_VS_BEST_REFERENCE = 1.00
 INT8_WGMMA_VS_CEILING = 0.85
 
 
-def _output_note(references: pd.DataFrame | None, library: str, n: int) -> str:
+def _output_note(references: pd.DataFrame | None, library: str, n: int,
+                 kernel_c: np.dtype = precision_of("fp16").c_dtype, kernel: str = "the FP16 kernels") -> str:
     """Where references.csv's ``source`` of ``library`` at N = ``n`` states the dtype the
-    library writes C in ("FP16 out") and it is not the FP16 kernels' (FP32, the ``c_dtype``
-    of :func:`analysis.precision.precision_of` ``("fp16")``), a note naming both ("" otherwise): the
-    pair then times kernels that write different bytes of C."""
+    library writes C in ("FP16 out") and it is not ``kernel_c``, the C of ``kernel`` (by default
+    FP32, the ``c_dtype`` of :func:`analysis.precision.precision_of` ``("fp16")``;
+    :func:`analysis.precision.kernel_c_dtype` of the judged kernel), a note naming both ("" otherwise):
+    the pair then times kernels that write different bytes of C."""
     if references is None or not {"name", "n", "source"} <= set(references.columns):
         return ""
     rows = references[(references["name"] == library) & (references["n"] == n)]
     found = rows["source"].astype(str).str.extract(r"\b(FP16|FP32|BF16) out\b")[0].dropna()
-    c_bytes = precision_of("fp16").c_dtype.itemsize
+    c_bytes = np.dtype(kernel_c).itemsize
     kernel_c = f"FP{c_bytes * 8}"
     if found.empty or found.iloc[0] == kernel_c:
         return ""
     lib_c = found.iloc[0]
-    return (f"; {library} writes C in {lib_c} (references.csv), the FP16 kernels in {kernel_c}: "
+    return (f"; {library} writes C in {lib_c} (references.csv), {kernel} in {kernel_c}: "
             f"{int(lib_c[-2:]) // 8 * n * n:,} against {c_bytes * n * n:,} bytes of C at N={n}")
 
 
-def _same_output_note(ratios: pd.DataFrame, n: int) -> str:
+def _same_output_note(ratios: pd.DataFrame, n: int, c_dtypes: dict | None = None) -> str:
     """The FP16 wgmma kernels' paired ratios at N = ``n`` against the vendor GEMM that writes C
     in the kernels' dtype (:data:`analysis.precision.SAME_OUTPUT_NAMES`, FP32), as a note
     ("" where paired.csv has none): it separates the kernels' speed from the bytes of C, which
@@ -153,13 +155,18 @@ def _same_output_note(ratios: pd.DataFrame, n: int) -> str:
     Args:
         ratios: :func:`analysis.gpu.paired.paired_ratios` of the FP16 wgmma kernels.
         n: the N the claim judges.
+        c_dtypes: kernel name -> the dtype of C it writes (:func:`analysis.precision.kernel_c_dtype`);
+            the kernels not writing FP32 are named as the exception. None: all write FP32.
     """
     same = ratios[(ratios["library"] == SAME_OUTPUT_NAMES["fp16"]) & (ratios["n"] == n)].sort_values("kernel")
     if same.empty:
         return ""
     parts = [f"{r['kernel']} {r['ratio']:.3f}x (first {r['ratio_first']:.3f}, second {r['ratio_second']:.3f})"
              for _, r in same.iterrows()]
-    return (f"; against {SAME_OUTPUT_NAMES['fp16']} (cuBLAS writing C in FP32, as the kernels do), "
+    other = sorted(k for k in same["kernel"] if (c_dtypes or {}).get(k, np.dtype(np.float32)) != np.float32)
+    but = (f" but {', '.join(other)}, which write{'s' if len(other) == 1 else ''} "
+           + "/".join(sorted({f"FP{c_dtypes[k].itemsize * 8}" for k in other}))) if other else ""
+    return (f"; against {SAME_OUTPUT_NAMES['fp16']} (cuBLAS writing C in FP32, as the kernels do{but}), "
             f"timed in pairs in the same run: {', '.join(parts)}")
 
 
@@ -199,8 +206,10 @@ def _hopper_claims(claim, summary: pd.DataFrame, registry: dict, references: pd.
               f"at N={largest}, the fastest FP16 wgmma kernel / the fastest FP16 reference it was timed in pairs "
               f"with (its smallest paired ratio) >= {FP16_WGMMA_VS_BEST_REFERENCE:.2f}",
               "; ".join(parts), None if missing else bool(best["ratio"] >= FP16_WGMMA_VS_BEST_REFERENCE),
-              "paired.csv of this set" + _output_note(references, best["library"], largest)
-              + _same_output_note(ratios, largest))
+              "paired.csv of this set"
+              + _output_note(references, best["library"], largest, kernel_c_dtype(registry[best["kernel"]]),
+                             best["kernel"] if any("c_dtype" in registry[k] for k in fp16) else "the FP16 kernels")
+              + _same_output_note(ratios, largest, {k: kernel_c_dtype(registry[k]) for k in fp16}))
     text = "Beyond the study: the INT8 wgmma kernel runs near the s8 wgmma ceiling"
     t = summary.dropna(subset=["median_ns"])
     largest = int(t["n"].max()) if len(t) else None

@@ -57,7 +57,7 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
     """Compare the kernel's C with the float64 product A @ B.
 
     Args:
-        c: the kernel's output, (M, N) float32 or int32.
+        c: the kernel's output, (M, N) float32, int32 or float16 (an FP16 kernel writing FP16 C).
         a, b_t: the inputs as float64, A (M, K) and B^T (N, K), NumPy or CuPy arrays.
         prec: the input precision (decides exact or bounded comparison).
         rows: compare only these rows of C (all N columns); None compares all of C.
@@ -70,6 +70,8 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
     elementwise, |C - ref| <= gamma_K * (|A| @ |B|) with gamma_K = K*u / (1 - K*u) and
     u = 2**-23 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5,
     for any summation order; u doubled from 2**-24 to cover truncating accumulators).
+    FP16 C adds its rounding to nearest (unit roundoff 2**-11, IEEE 754 binary16) of the FP32
+    sum s: |fl16(s) - ref| <= 2**-11 |s| + |s - ref| <= 2**-11 |ref| + (1 + 2**-11) * bound.
     Every product and sum is an IEEE float64 operation, on the GPU through CuPy where it
     is installed (:func:`_array_module`), else on the host, with the same result.
     """
@@ -98,8 +100,12 @@ def _compare(xp, c, a, b_t, prec: Precision, rows, accumulator) -> CheckResult:
     else:
         kdim = a.shape[1]
         gamma = fp32_gamma(kdim)
-        bad = diff > gamma * (xp.abs(a) @ xp.abs(b_t).T)
+        bound = gamma * (xp.abs(a) @ xp.abs(b_t).T)
         tol = f"|C-ref| <= gamma_K*(|A||B|), gamma_K={gamma:.3e} (K={kdim}, u=2^-23)"
+        if c.dtype == np.float16:
+            bound = 2.0**-11 * xp.abs(ref) + (1 + 2.0**-11) * bound
+            tol = f"|C-ref| <= 2^-11|ref| + (1+2^-11)*gamma_K*(|A||B|), gamma_K={gamma:.3e} (K={kdim}, u=2^-23; FP16 C)"
+        bad = diff > bound
     norm = float(xp.linalg.norm(ref))
     finite = bool(xp.all(xp.isfinite(diff)))
     fro = float(xp.linalg.norm(xp.where(xp.isfinite(diff), diff, 0.0))) / norm if norm else 0.0

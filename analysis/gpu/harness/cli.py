@@ -12,7 +12,7 @@ from pathlib import Path
 
 from analysis.errors import CheckFailedError, ConfigError
 from analysis.io import write_json
-from analysis.precision import precision_of
+from analysis.precision import C_DTYPES, precision_of
 from analysis.gpu.harness.inputs import ACCUMULATORS, B_LAYOUTS
 from analysis.gpu.harness.runner import check_and_time, profile_target
 from analysis.gpu.harness.tiling import Tiling
@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="f16: the kernel accumulates in FP16 (default: the precision's own)")
     p.add_argument("--b-layout", choices=B_LAYOUTS, default="col",
                    help="B in global memory: col = N rows of K (default), row = K rows of N")
+    p.add_argument("--c-dtype", choices=list(C_DTYPES),
+                   help="float16: the kernel writes C in FP16 (default: FP32 for fp16, INT32 for integers)")
     p.add_argument("--tma", action="store_true",
                    help="the kernel reads A and B through tensor maps the harness writes (wgmma kernels)")
     args = p.parse_args(argv)
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.mode == "check-time":
                 rec = check_and_time(args.cubin, args.kernel, args.precision, n, tiling,
                                      args.warmups, args.repeats, seed, accumulator=args.accumulator,
-                                     b_layout=args.b_layout, tma=args.tma)
+                                     b_layout=args.b_layout, tma=args.tma, c_dtype=args.c_dtype)
                 rec["tiling"] = asdict(tiling)
                 if args.out:
                     write_json(Path(args.out.replace("{n}", str(n))), rec)
@@ -98,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                       flush=True)
             else:
                 chk = profile_target(args.cubin, args.kernel, args.precision, n, tiling, args.warmups, seed,
-                                     accumulator=args.accumulator, b_layout=args.b_layout, tma=args.tma)
+                                     accumulator=args.accumulator, b_layout=args.b_layout, tma=args.tma,
+                                     c_dtype=args.c_dtype)
                 print(f"{args.kernel} N={n}: profiled launch checked, max |C-ref| {chk.max_abs_error:g}")
     except (CheckFailedError, ConfigError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

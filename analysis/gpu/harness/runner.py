@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis.errors import CheckFailedError, ConfigError
-from analysis.precision import gemm_ops, precision_of
+from analysis.precision import C_DTYPES, gemm_ops, precision_of
 from analysis.gpu.harness.check import CheckResult, compare
 from analysis.gpu.harness.driver import _check, primary_context
 from analysis.gpu.harness.inputs import device_rng, make_inputs, sample_rows
@@ -23,6 +23,8 @@ from analysis.gpu.harness.tma import TENSOR_MAP_BYTES, TMA_GLOBALS, TensorMapSha
 # (128 * 128 * 2**16 = 2**30).
 POISON_F32 = 0x7FC0DEAD
 POISON_S32 = 0x7F7F7F7F
+# The 16-bit pattern of FP16 C (c_dtype float16): a quiet NaN in IEEE 754 binary16.
+POISON_F16 = 0x7EAD
 
 
 class GemmRunner:
@@ -37,6 +39,8 @@ class GemmRunner:
         seed: seed of the random inputs, drawn with :func:`device_rng` (CuPy's generator on
             a GPU with CuPy, else NumPy's; ``self.rng`` names it, None for given ``inputs``).
         accumulator, b_layout: the kernel's accumulator and B layout (see :func:`make_inputs`).
+        c_dtype: ``"float16"`` for a kernel writing C in FP16 (:data:`C_DTYPES`; FP16 inputs
+            with FP32 accumulators), None for the precision's own (``Precision.c_dtype``).
         tma: the kernel reads A and B through tensor maps in its globals :data:`TMA_GLOBALS`
             (registry ``tma: true``), which the runner encodes (:func:`tensor_map_shapes`) and
             writes once the inputs are on the device (B column-major only).
@@ -51,12 +55,17 @@ class GemmRunner:
 
     def __init__(self, cubin: Path, kernel: str, precision: str, tiling: Tiling,
                  m: int, n: int, k: int, seed: int, *, accumulator: str | None = None,
-                 b_layout: str = "col", tma: bool = False, inputs: tuple | None = None) -> None:
+                 b_layout: str = "col", tma: bool = False, inputs: tuple | None = None,
+                 c_dtype: str | None = None) -> None:
         from cuda.bindings import driver as cu
 
         self.cu = cu
         self.kernel, self.prec, self.tiling = kernel, precision_of(precision), tiling
         self.accumulator = accumulator
+        if c_dtype is not None and (c_dtype not in C_DTYPES or self.prec.name != "fp16" or accumulator):
+            raise ConfigError(f"{kernel}: c_dtype {c_dtype!r}: expected one of {sorted(C_DTYPES)}, for FP16 "
+                              f"inputs with FP32 accumulators (precision {self.prec.name}, accumulator {accumulator})")
+        self.c_dtype = C_DTYPES[c_dtype] if c_dtype else self.prec.c_dtype
         self.m, self.n, self.k, self.seed = m, n, k, seed
         tiling.check_shape(kernel, self.prec, m, n, k)
         tma_shapes = tensor_map_shapes(kernel, self.prec, tiling, m, n, k) if tma else None
@@ -83,7 +92,7 @@ class GemmRunner:
                                                   dev), "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)")
         self.stream = _check(cu.cuStreamCreate(0), "cuStreamCreate")
 
-        self.c_bytes = m * n * 4
+        self.c_bytes = m * n * self.c_dtype.itemsize
         self.d_a = self._upload(a_dev)
         self.d_b = self._upload(b_dev)
         if not isinstance(a_dev, np.ndarray):  # CuPy's pool gives back the draws' temporaries
@@ -153,8 +162,11 @@ class GemmRunner:
         return ptr
 
     def poison(self) -> None:
-        """Fill C with the poison pattern (NaN for FP32 C, an unreachable value for INT32)."""
-        pattern = POISON_F32 if self.prec.c_dtype == np.float32 else POISON_S32
+        """Fill C with the poison pattern (NaN for FP32 and FP16 C, an unreachable value for INT32)."""
+        if self.c_dtype == np.float16:
+            _check(self.cu.cuMemsetD16Async(self.d_c, POISON_F16, self.m * self.n, self.stream), "cuMemsetD16")
+            return
+        pattern = POISON_F32 if self.c_dtype == np.float32 else POISON_S32
         _check(self.cu.cuMemsetD32Async(self.d_c, pattern, self.m * self.n, self.stream), "cuMemsetD32")
 
     def launch(self) -> None:
@@ -169,8 +181,8 @@ class GemmRunner:
         _check(self.cu.cuStreamSynchronize(self.stream), f"{self.kernel} execution")
 
     def result(self) -> np.ndarray:
-        """C copied back to the host, shape (M, N), float32 or int32."""
-        out = np.empty((self.m, self.n), dtype=self.prec.c_dtype)
+        """C copied back to the host, shape (M, N), float32, int32 or (c_dtype float16) float16."""
+        out = np.empty((self.m, self.n), dtype=self.c_dtype)
         _check(self.cu.cuMemcpyDtoH(out.ctypes.data, self.d_c, self.c_bytes), "cuMemcpyDtoH")
         return out
 
@@ -202,10 +214,10 @@ class GemmRunner:
 
 def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
                    warmups: int, repeats: int, seed: int, *, accumulator: str | None = None,
-                   b_layout: str = "col", tma: bool = False) -> dict:
+                   b_layout: str = "col", tma: bool = False, c_dtype: str | None = None) -> dict:
     """Check one kernel at M = N = K = n, then time it; returns the record written to JSON.
     ``accumulator`` and ``b_layout`` describe the kernel (see :func:`make_inputs`), ``tma``
-    its tensor maps (see :class:`GemmRunner`).
+    its tensor maps and ``c_dtype`` the C it writes (see :class:`GemmRunner`).
 
     The record holds kernel, precision, n, seed, rng (the generator the seed seeds, e.g.
     ``cupy.random.default_rng``: :func:`device_rng`), check outcome (max_abs_error, rel_fro_error,
@@ -218,7 +230,7 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
             first bad (row, col). No timing is taken then.
     """
     run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed, accumulator=accumulator,
-                     b_layout=b_layout, tma=tma)
+                     b_layout=b_layout, tma=tma, c_dtype=c_dtype)
     try:
         chk = run.check()
         if not chk.passed:
@@ -233,7 +245,7 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
     med = tim.median_ns
     return {
         "kernel": kernel, "precision": precision, "n": n, "seed": seed, "rng": run.rng,
-        "accumulator": accumulator, "b_layout": b_layout,
+        "accumulator": accumulator, "b_layout": b_layout, "c_dtype": str(run.c_dtype),
         "check": asdict(chk),
         "warmups": tim.warmups, "repeats": tim.repeats, "gated": tim.gated,
         "median_ns": med, "min_ns": min(tim.samples_ns), "p25_ns": tim.quantile_ns(0.25),
@@ -245,7 +257,7 @@ def check_and_time(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
 
 def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Tiling,
                    warmups: int, seed: int, *, accumulator: str | None = None,
-                   b_layout: str = "col", tma: bool = False) -> CheckResult:
+                   b_layout: str = "col", tma: bool = False, c_dtype: str | None = None) -> CheckResult:
     """The program ncu profiles, for one N: ``warmups`` launches, then one launch between
     ``cuProfilerStart`` and ``cuProfilerStop`` (the one ncu keeps, run with
     ``--profile-from-start off``), whose output is then checked on the rows of
@@ -258,7 +270,7 @@ def profile_target(cubin: Path, kernel: str, precision: str, n: int, tiling: Til
         RuntimeError: a CUDA call failed.
     """
     run = GemmRunner(cubin, kernel, precision, tiling, n, n, n, seed, accumulator=accumulator,
-                     b_layout=b_layout, tma=tma)
+                     b_layout=b_layout, tma=tma, c_dtype=c_dtype)
     try:
         for _ in range(warmups):
             run.launch()
