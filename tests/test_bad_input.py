@@ -351,7 +351,7 @@ def test_invalid_config_is_refused_before_any_work(config, edit, match):
     lambda c: c["tiling"].update(block_k_bytes=48),
     lambda c: c["kernels"]["fp16_wmma"].update(accumulator="f8"),
     lambda c: c["kernels"]["int4_wmma"].update(b_layout="diagonal"),
-    lambda c: c["kernels"]["fp16_wgmma_cluster_f16c"].update(c_dtype="bfloat16"),
+    lambda c: c["kernels"]["fp16_wgmma_cluster"].update(c_dtype="bfloat16"),
     lambda c: c["kernels"]["int4_wmma"].update(study="no"),
     lambda c: c.update(set=".."),
     lambda c: c.update(set="."),
