@@ -3,7 +3,8 @@
 // producer/consumer pipeline, and warpgroup wgmma.mma_async reading both operands from
 // shared memory through matrix descriptors. It keeps the study's problem and launcher
 // signature (gemm_common.cuh: A row-major M x K, B column-major as N rows of K, C
-// row-major, FP32 for FP16 inputs and INT32 for INT8; grid (N / BLOCK_N, M / BLOCK_M)).
+// row-major, FP32 for FP16 inputs and INT32 for INT8, or FP16 from gemm<F16F32, true>
+// (wg::store_f16); grid (N / BLOCK_N, M / BLOCK_M)).
 //
 // Block: PRODUCER_WARPS (4, one warpgroup) + WARPS_M (8, two warpgroups) warps = 384
 // threads. Warpgroup 0 is the producer: it gives up registers (setmaxnreg.dec) and one of
