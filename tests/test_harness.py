@@ -60,7 +60,8 @@ def test_fp16_c_bound_adds_the_rounding_of_c():
     """FP16 C (c_dtype float16): an FP32 accumulation rounded to FP16 passes within the FP32
     bound plus 2**-11 |ref|; the same rounded values held as FP32 fail the FP32-C bound (so the
     rounding term is what admits them: at K = 64 the FP32 bound is below FP16's rounding), and
-    an element off by 2**-9 of its value fails."""
+    an element off by 2**-9 of its value fails. Products in FP16's subnormal range (inputs of
+    2**-13, K = 1: 2**-26 rounds to 0) pass through the bound's 2**-25."""
     p = PRECISIONS["fp16"]
     _, _, a, b = make_inputs(p, 64, 64, 64, np.random.default_rng(3))
     c16 = (a.astype(np.float32) @ b.T.astype(np.float32)).astype(np.float16)
@@ -71,6 +72,8 @@ def test_fp16_c_bound_adds_the_rounding_of_c():
     c16[7, 9] = np.float16(ref * (1 + 2.0**-9) + np.sign(ref) * 0.01)
     bad = compare(c16, a, b, p)
     assert not bad.passed and bad.first_bad == (7, 9) and bad.bad_count == 1
+    tiny = np.full((4, 1), 2.0**-13)
+    assert compare((tiny @ tiny.T).astype(np.float16), tiny, tiny, p).passed
 
 
 def test_c_dtype_is_refused_beyond_fp16_with_fp32_accumulators():

@@ -70,8 +70,9 @@ def compare(c: np.ndarray, a: np.ndarray, b_t: np.ndarray, prec: Precision,
     elementwise, |C - ref| <= gamma_K * (|A| @ |B|) with gamma_K = K*u / (1 - K*u) and
     u = 2**-23 (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5,
     for any summation order; u doubled from 2**-24 to cover truncating accumulators).
-    FP16 C adds its rounding to nearest (unit roundoff 2**-11, IEEE 754 binary16) of the FP32
-    sum s: |fl16(s) - ref| <= 2**-11 |s| + |s - ref| <= 2**-11 |ref| + (1 + 2**-11) * bound.
+    FP16 C adds its rounding to nearest of the FP32 sum s (IEEE 754 binary16: unit roundoff
+    2**-11, and half the subnormal spacing 2**-24 below 2**-14): |fl16(s) - s| <= 2**-11 |s| +
+    2**-25, so |fl16(s) - ref| <= 2**-11 |ref| + (1 + 2**-11) * bound + 2**-25.
     Every product and sum is an IEEE float64 operation, on the GPU through CuPy where it
     is installed (:func:`_array_module`), else on the host, with the same result.
     """
@@ -103,8 +104,9 @@ def _compare(xp, c, a, b_t, prec: Precision, rows, accumulator) -> CheckResult:
         bound = gamma * (xp.abs(a) @ xp.abs(b_t).T)
         tol = f"|C-ref| <= gamma_K*(|A||B|), gamma_K={gamma:.3e} (K={kdim}, u=2^-23)"
         if c.dtype == np.float16:
-            bound = 2.0**-11 * xp.abs(ref) + (1 + 2.0**-11) * bound
-            tol = f"|C-ref| <= 2^-11|ref| + (1+2^-11)*gamma_K*(|A||B|), gamma_K={gamma:.3e} (K={kdim}, u=2^-23; FP16 C)"
+            bound = 2.0**-11 * xp.abs(ref) + (1 + 2.0**-11) * bound + 2.0**-25
+            tol = (f"|C-ref| <= 2^-11|ref| + (1+2^-11)*gamma_K*(|A||B|) + 2^-25, gamma_K={gamma:.3e} "
+                   f"(K={kdim}, u=2^-23; FP16 C)")
         bad = diff > bound
     norm = float(xp.linalg.norm(ref))
     finite = bool(xp.all(xp.isfinite(diff)))

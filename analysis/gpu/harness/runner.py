@@ -62,9 +62,11 @@ class GemmRunner:
         self.cu = cu
         self.kernel, self.prec, self.tiling = kernel, precision_of(precision), tiling
         self.accumulator = accumulator
-        if c_dtype is not None and (c_dtype not in C_DTYPES or self.prec.name != "fp16" or accumulator):
-            raise ConfigError(f"{kernel}: c_dtype {c_dtype!r}: expected one of {sorted(C_DTYPES)}, for FP16 "
-                              f"inputs with FP32 accumulators (precision {self.prec.name}, accumulator {accumulator})")
+        if c_dtype is not None and c_dtype not in C_DTYPES:
+            raise ConfigError(f"{kernel}: c_dtype {c_dtype!r}: expected one of {sorted(C_DTYPES)}")
+        if c_dtype is not None and (self.prec.name != "fp16" or accumulator):
+            raise ConfigError(f"{kernel}: c_dtype {c_dtype} needs FP16 inputs with FP32 accumulators, not "
+                              f"precision {self.prec.name}" + (f" with accumulator {accumulator}" if accumulator else ""))
         self.c_dtype = C_DTYPES[c_dtype] if c_dtype else self.prec.c_dtype
         self.m, self.n, self.k, self.seed = m, n, k, seed
         tiling.check_shape(kernel, self.prec, m, n, k)
