@@ -126,6 +126,11 @@ FP16_WGMMA_VS_BEST_REFERENCE = 1.00
 INT8_WGMMA_VS_CEILING = 0.85
 
 
+def _c_label(dtype: np.dtype) -> str:
+    """C's dtype as the notes name it: FP16, FP32 (floating-point C only)."""
+    return f"FP{np.dtype(dtype).itemsize * 8}"
+
+
 def _output_note(references: pd.DataFrame | None, library: str, n: int,
                  kernel_c: np.dtype = precision_of("fp16").c_dtype, kernel: str = "the FP16 kernels") -> str:
     """Where references.csv's ``source`` of ``library`` at N = ``n`` states the dtype the
@@ -137,12 +142,11 @@ def _output_note(references: pd.DataFrame | None, library: str, n: int,
         return ""
     rows = references[(references["name"] == library) & (references["n"] == n)]
     found = rows["source"].astype(str).str.extract(r"\b(FP16|FP32|BF16) out\b")[0].dropna()
-    c_bytes = np.dtype(kernel_c).itemsize
-    kernel_c = f"FP{c_bytes * 8}"
-    if found.empty or found.iloc[0] == kernel_c:
+    c_bytes, label = np.dtype(kernel_c).itemsize, _c_label(kernel_c)
+    if found.empty or found.iloc[0] == label:
         return ""
     lib_c = found.iloc[0]
-    return (f"; {library} writes C in {lib_c} (references.csv), {kernel} in {kernel_c}: "
+    return (f"; {library} writes C in {lib_c} (references.csv), {kernel} in {label}: "
             f"{int(lib_c[-2:]) // 8 * n * n:,} against {c_bytes * n * n:,} bytes of C at N={n}")
 
 
@@ -165,7 +169,7 @@ def _same_output_note(ratios: pd.DataFrame, n: int, c_dtypes: dict | None = None
              for _, r in same.iterrows()]
     other = sorted(k for k in same["kernel"] if (c_dtypes or {}).get(k, np.dtype(np.float32)) != np.float32)
     but = (f" but {', '.join(other)}, which write{'s' if len(other) == 1 else ''} "
-           + "/".join(sorted({f"FP{c_dtypes[k].itemsize * 8}" for k in other}))) if other else ""
+           + "/".join(sorted({_c_label(c_dtypes[k]) for k in other}))) if other else ""
     return (f"; against {SAME_OUTPUT_NAMES['fp16']} (cuBLAS writing C in FP32, as the kernels do{but}), "
             f"timed in pairs in the same run: {', '.join(parts)}")
 
