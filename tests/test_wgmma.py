@@ -33,9 +33,10 @@ REPO = Path(__file__).resolve().parents[1]
 CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 WGMMA = {"fp16_wgmma": r"HGMMA\.64x256x16\.F32", "int8_wgmma": r"IGMMA\.64x256x32\.S8\.S8",
          "fp16_wgmma_cluster": r"HGMMA\.64x256x16\.F32", "int8_wgmma_cluster": r"IGMMA\.64x256x32\.S8\.S8",
+         "fp16_wgmma_cluster_f16c": r"HGMMA\.64x256x16\.F32",
          "int4_wgmma_unpack_s8": r"IGMMA\.64x128x32\.S8\.S8", "int4_wgmma_persistent": r"IGMMA\.64x128x32\.S8\.S8"}
 # The persistent kernels in clusters of two CTAs sharing B (kernels/wgmma_gemm.cuh CLUSTER_M, PERSISTENT)
-CLUSTER = {"fp16_wgmma_cluster", "int8_wgmma_cluster"}
+CLUSTER = {"fp16_wgmma_cluster", "int8_wgmma_cluster", "fp16_wgmma_cluster_f16c"}
 # Their build parameters, and those of the persistent INT4 kernel (kernels/int4_wgmma.cuh PERSISTENT)
 BUILD_PARAMS = {**{k: ["-DCLUSTER_M=2", "-DPERSISTENT=1"] for k in CLUSTER},
                 "int4_wgmma_persistent": ["-DPERSISTENT=1"]}
@@ -46,6 +47,7 @@ SMEM = {"fp16_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_b
         "int8_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
         "fp16_wgmma_cluster": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
         "int8_wgmma_cluster": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
+        "fp16_wgmma_cluster_f16c": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
         "int4_wgmma_unpack_s8": lambda t: t.stages * (t.block_m + 3 * t.block_n) * t.block_k_bytes + 1024,
         "int4_wgmma_persistent": lambda t: t.stages * (t.block_m + 3 * t.block_n) * t.block_k_bytes + 1024}
 # wgmma and TMA copies in the SASS: 4 wgmma per K tile (its 128 INT8 or 64 FP16 of K in
@@ -54,7 +56,8 @@ SMEM = {"fp16_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_b
 # registers per tile) plus one for an odd count (not in the persistent build, which takes K
 # tiles in pairs only), and its copies are issued before and in the loop.
 SASS_COUNTS = {"fp16_wgmma": (4, 2), "int8_wgmma": (4, 2), "fp16_wgmma_cluster": (4, 2),
-               "int8_wgmma_cluster": (4, 2), "int4_wgmma_unpack_s8": (24, 4), "int4_wgmma_persistent": (16, 4)}
+               "int8_wgmma_cluster": (4, 2), "int4_wgmma_unpack_s8": (24, 4), "int4_wgmma_persistent": (16, 4),
+               "fp16_wgmma_cluster_f16c": (4, 2)}
 
 
 def test_registry_entries():
@@ -74,7 +77,8 @@ def test_tiling_gives_384_threads_and_the_sm_90a_target(kernel):
     assert t.defines()[-2 - len(cluster):] == ["-DPRODUCER_WARPS=4", *cluster, "-arch=sm_90a"]
     assert Tiling.parse(t.cli()) == dataclasses.replace(t, arch=None)  # the launch needs no target
     cmd = command("check-time", "k.cubin", kernel, "fp16", 512, t, **kernel_options(CONFIG["kernels"][kernel]))
-    assert cmd[-1] == "--tma" and len(cmd[cmd.index("--tiling") + 1].split(",")) == (11 if cluster else 9)
+    assert "--tma" in cmd and len(cmd[cmd.index("--tiling") + 1].split(",")) == (11 if cluster else 9)
+    assert cmd[cmd.index("--tma") + 1:] == (["--c-dtype", "float16"] if kernel.endswith("_f16c") else [])
 
 
 def test_study_flags_are_unchanged():
@@ -203,6 +207,15 @@ def test_builds_for_sm_90a_without_spills_and_issues_gmma_and_tma(built, kernel)
     assert len(re.findall(r"UTMALDG\.2D\.MULTICAST", sass)) == (kernel in CLUSTER)
     assert len(re.findall(r"UCGABAR_ARV", sass)) == 2 * (kernel in CLUSTER)
     assert len(re.findall(r"MEMBAR\.ALL\.GPU", sass)) == 2 * (kernel in CLUSTER)
+    # C: FP16 rounded in pairs and stored 16 bytes a lane after two butterfly shuffles per store
+    # (the FP16-C kernel), else FP32/INT32 pairs of 8 bytes
+    stores = re.findall(r"\bSTG\.E(?:\.\d+)?\b", sass)
+    if kernel == "fp16_wgmma_cluster_f16c":
+        assert stores == ["STG.E.128"] * 16
+        assert len(re.findall(r"F2FP\.F16\.F32\.PACK_AB", sass)) == 64
+        assert len(re.findall(r"SHFL\.BFLY", sass)) == 64
+    elif kernel in CLUSTER:
+        assert stores == ["STG.E.64"] * 64 and not re.search(r"SHFL|F2FP", sass)
 
 
 def test_sm_89_build_is_refused(tmp_path):
@@ -236,7 +249,7 @@ def test_correct_at_every_size(tmp_path, kernel):
                   tmp_path / "k.json")
     for n in CONFIG["sizes"]:
         run = GemmRunner(tmp_path / "k.cubin", kernel, CONFIG["kernels"][kernel]["precision"], t, n, n, n, seed=n,
-                         tma=True)
+                         **kernel_options(CONFIG["kernels"][kernel]))
         try:
             chk = run.check()
         finally:
