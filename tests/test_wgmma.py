@@ -43,13 +43,17 @@ BUILD_PARAMS = {**{k: ["-DCLUSTER_M=2", "-DPERSISTENT=1"] for k in CLUSTER},
 # Shared memory each lays out (the registry's smem_bytes must equal it): stages of A and B
 # tiles of block_k_bytes per row; the INT4 kernel's stages hold packed A and B and an INT8 B
 # of twice the row; 1024 bytes to align the stages to the swizzle's repeat.
-SMEM = {"fp16_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
-        "int8_wgmma": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
-        "fp16_wgmma_cluster": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
-        "int8_wgmma_cluster": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
-        "fp16_wgmma_cluster_f16c": lambda t: t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024,
-        "int4_wgmma_unpack_s8": lambda t: t.stages * (t.block_m + 3 * t.block_n) * t.block_k_bytes + 1024,
-        "int4_wgmma_persistent": lambda t: t.stages * (t.block_m + 3 * t.block_n) * t.block_k_bytes + 1024}
+def _smem_ab(t):
+    return t.stages * (t.block_m + t.block_n) * t.block_k_bytes + 1024
+
+
+def _smem_int4(t):
+    return t.stages * (t.block_m + 3 * t.block_n) * t.block_k_bytes + 1024
+
+
+SMEM = {**{k: _smem_ab for k in ("fp16_wgmma", "int8_wgmma", "fp16_wgmma_cluster", "int8_wgmma_cluster",
+                                 "fp16_wgmma_cluster_f16c")},
+        "int4_wgmma_unpack_s8": _smem_int4, "int4_wgmma_persistent": _smem_int4}
 # wgmma and TMA copies in the SASS: 4 wgmma per K tile (its 128 INT8 or 64 FP16 of K in
 # 32-byte steps) and one copy per operand; the INT4 kernel issues 8 per K tile (two m64
 # halves of its 128 rows per consumer), its main loop takes two tiles per iteration (fixed A
