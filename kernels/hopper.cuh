@@ -131,6 +131,43 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TensorMap
       : "memory");
 }
 
+// Copy shared memory at `src` to the box of `map` at (c0, c1) in global memory (the reverse of
+// tma_load_2d; the map's swizzle gives the shared-memory layout), in this thread's current
+// bulk async-group. The source's generic-proxy writes must be ordered before it by
+// fence_proxy_async_shared in each writing thread and a barrier.
+__device__ __forceinline__ void tma_store_2d(const TensorMap* map, const void* src, int32_t c0, int32_t c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+               ::"l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(src)), "r"(c0), "r"(c1)
+               : "memory");
+}
+
+// Close this thread's current bulk async-group ("cp.async.bulk.commit_group").
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+
+// Wait until at most N of this thread's bulk async-groups have not finished reading their
+// shared-memory source (".read": the source may then be overwritten; the global writes may
+// still be under way).
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+// Wait until at most N of this thread's bulk async-groups are incomplete (writes performed).
+template <int N>
+__device__ __forceinline__ void bulk_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Named barrier `id` (1-15; 0 is __syncthreads') of `count` threads, a multiple of 32.
+__device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
+// Store 8 bytes to shared memory at the shared-window address `dst`.
+__device__ __forceinline__ void st_shared_v2(uint32_t dst, uint32_t x, uint32_t y) {
+  asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(dst), "r"(x), "r"(y) : "memory");
+}
+
 // Fetch a tensor map into the cache ahead of its first use.
 __device__ __forceinline__ void prefetch_tensormap(const TensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");

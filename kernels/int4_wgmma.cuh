@@ -49,12 +49,18 @@
 
 #include "hopper.cuh"
 #include "tuned_gemm.cuh"  // tuned::raster_block (RASTER), ptx:: shared-memory loads and stores
+#include "c_tma.cuh"
 
 #ifndef PRODUCER_WARPS
 #define PRODUCER_WARPS 4
 #endif
 #ifndef PERSISTENT
 #define PERSISTENT 0
+#endif
+// EPI_TMA > 0: C through EPI_TMA shared-memory slots per consumer warpgroup and the bulk tensor
+// copy engine (kernels/c_tma.cuh); 0: C stored from registers.
+#ifndef EPI_TMA
+#define EPI_TMA 0
 #endif
 
 namespace i4wg {
@@ -77,7 +83,8 @@ constexpr int kStageBytes = kS8B + kPackedA + kPackedB;  // INT8 B first: its 10
 constexpr int kAlign = 1024;
 constexpr bool kPersistent = PERSISTENT != 0;
 constexpr int kRaster = tuned::kRaster;
-constexpr int kSmemBytes = kStages * kStageBytes + kAlign;
+constexpr int kEpiSlots = EPI_TMA;  // C slots per consumer warpgroup (c_tma.cuh)
+constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpiSlots * ctma::kSlotBytes + kAlign;
 constexpr int kSteps = kS8RowBytes / 32;                              // wgmma k32 steps per K tile
 constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kProducerThreads;  // packed 16-byte chunks per producer thread
 // Registers after setmaxnreg, 64512 of the SM's 65536 in both cases: 128 x 88 + 256 x 208
@@ -172,6 +179,9 @@ struct Tiles {
 // The tensor maps of the packed A and B (analysis.harness.TMA_GLOBALS; 64-byte boxes).
 __device__ hopper::TensorMap wgmma_tma_a;
 __device__ hopper::TensorMap wgmma_tma_b;
+#if EPI_TMA
+__device__ hopper::TensorMap wgmma_tma_c;
+#endif
 
 namespace i4wg {
 
@@ -297,6 +307,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
       if (kt > 0 && lane == 0) hopper::mbarrier_arrive(&b_empty[(it - 1) % kStages]);
     };
     int it = 0;
+    [[maybe_unused]] int boxes = 0;  // C boxes this warpgroup stored (EPI_TMA)
     for (int i = 0; i < tiles.mine; ++i) {
       // Two tiles per iteration, so each tile's A registers are a fixed half of `a`.
       int kt = 0;
@@ -320,6 +331,19 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
       // Accumulators to C (the m64 layout of wgmma_gemm.cuh per half), each divided by 256
       // exactly; the block's place computed here, not held through the main loop (registers).
       const tuned::BlockCoord blk = tiles.block(i);
+#if EPI_TMA
+      if constexpr (kEpiSlots > 0) {
+#pragma unroll
+        for (int h = 0; h < kHalves; ++h) {
+          ctma::store_fragment<kEpiSlots, Mma::kAcc / 4>(
+              [&](int r) { return static_cast<uint32_t>(acc[h][r] >> 8); },
+              smem + kStages * kStageBytes + c * kEpiSlots * ctma::kSlotBytes, boxes, &wgmma_tma_c,
+              blk.n * kBlockN * 4, blk.m * kBlockM + c * kRowsPerConsumer + 64 * h, warp, lane, 1 + c,
+              threadIdx.x % 128 == 0);
+        }
+        continue;
+      }
+#endif
 #pragma unroll
       for (int h = 0; h < kHalves; ++h) {
         const int64_t crow = static_cast<int64_t>(blk.m) * kBlockM + row + 64 * h;
@@ -330,6 +354,10 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
           *reinterpret_cast<int2*>(out + 8 * N + 8 * j) = int2{acc[h][4 * j + 2] >> 8, acc[h][4 * j + 3] >> 8};
         }
       }
+    }
+    // every copy of C complete before the CTA's shared memory goes
+    if constexpr (kEpiSlots > 0) {
+      if (threadIdx.x % 128 == 0) hopper::bulk_wait<0>();
     }
   }
 }

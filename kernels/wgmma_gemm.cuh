@@ -39,6 +39,7 @@
 
 #include "hopper.cuh"
 #include "tuned_gemm.cuh"  // tuned::raster_pid (RASTER): the block order that reuses L2
+#include "c_tma.cuh"
 
 #ifndef PRODUCER_WARPS
 #define PRODUCER_WARPS 4
@@ -48,6 +49,11 @@
 #endif
 #ifndef PERSISTENT
 #define PERSISTENT 0
+#endif
+// EPI_TMA > 0: C through EPI_TMA shared-memory slots per consumer warpgroup and the bulk tensor
+// copy engine (kernels/c_tma.cuh); 0: C stored from registers.
+#ifndef EPI_TMA
+#define EPI_TMA 0
 #endif
 
 namespace wg {
@@ -71,7 +77,8 @@ constexpr bool kPersistent = PERSISTENT != 0;    // one CTA per SM looping over 
 constexpr int kRaster = tuned::kRaster;
 // Dynamic shared memory: the stages plus slack to align them to kAlign (the runtime only
 // promises 16-byte alignment of the dynamic segment).
-constexpr int kSmemBytes = kStages * kStageBytes + kAlign;
+constexpr int kEpiSlots = EPI_TMA;               // C slots per consumer warpgroup (c_tma.cuh)
+constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpiSlots * ctma::kSlotBytes + kAlign;
 // Registers after setmaxnreg: 128 producer threads keep 40, the 256 consumer threads get
 // 232 (128 x 40 + 256 x 232 = 64512 of the SM's 65536).
 constexpr int kProducerRegs = 40;
@@ -94,6 +101,9 @@ static_assert(kTileBPart % kAlign == 0, "each CTA's part of B keeps the swizzle'
 // analysis.harness.TMA_GLOBALS names them).
 __device__ hopper::TensorMap wgmma_tma_a;
 __device__ hopper::TensorMap wgmma_tma_b;
+#if EPI_TMA
+__device__ hopper::TensorMap wgmma_tma_c;
+#endif
 
 namespace wg {
 
@@ -147,6 +157,16 @@ struct Tiles {
     return {c.m * kClusterM + static_cast<int>(rank), c.n};
   }
 };
+
+// The bits of an FP32 or INT32 accumulator (EPI_TMA stores 32-bit words).
+template <typename Acc>
+__device__ __forceinline__ uint32_t acc_bits(Acc v) {
+  if constexpr (std::is_same_v<Acc, float>) {
+    return __float_as_uint(v);
+  } else {
+    return static_cast<uint32_t>(v);
+  }
+}
 
 // FP16 C (fp16_wgmma_cluster_f16c): the FP32 accumulators rounded to nearest FP16 and stored
 // 16 bytes a lane. Per pair of column groups (j, j + 1) a lane holds four half2 words, items
@@ -239,6 +259,7 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     const uint32_t base = hopper::smem_u32(smem);
     int it = 0;
+    [[maybe_unused]] int boxes = 0;  // C boxes this warpgroup stored (EPI_TMA)
     for (int t = tiles.first; t < tiles.count; t += tiles.stride) {
       const tuned::BlockCoord blk = tiles.block(t);
       Acc acc[128];  // written first by the wgmma of K tile 0 with scale-d false
@@ -270,6 +291,16 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
                            static_cast<int64_t>(blk.n) * kBlockN, c, warp, lane, n);
         continue;
       }
+#if EPI_TMA
+      if constexpr (kEpiSlots > 0) {
+        static_assert(sizeof(Acc) == 4, "EPI_TMA stores 4-byte C");
+        ctma::store_fragment<kEpiSlots, 32>(
+            [&](int i) { return acc_bits(acc[i]); }, smem + kStages * kStageBytes + c * kEpiSlots * ctma::kSlotBytes,
+            boxes, &wgmma_tma_c, blk.n * kBlockN * 4, blk.m * kBlockM + c * 64, warp, lane, 1 + c,
+            threadIdx.x % 128 == 0);
+        continue;
+      }
+#endif
       const int64_t row = static_cast<int64_t>(blk.m) * kBlockM + c * 64 + warp * 16 + lane / 4;
       Acc* out = static_cast<Acc*>(C_) + row * n + static_cast<int64_t>(blk.n) * kBlockN + 2 * (lane % 4);
 #pragma unroll
@@ -278,6 +309,10 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
         *reinterpret_cast<Acc2*>(out + 8 * j) = Acc2{acc[4 * j], acc[4 * j + 1]};
         *reinterpret_cast<Acc2*>(out + 8 * n + 8 * j) = Acc2{acc[4 * j + 2], acc[4 * j + 3]};
       }
+    }
+    // every copy of C complete before the CTA's shared memory goes
+    if constexpr (kEpiSlots > 0) {
+      if (threadIdx.x % 128 == 0) hopper::bulk_wait<0>();
     }
   }
   // no CTA leaves while a peer may still arrive on its barriers

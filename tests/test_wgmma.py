@@ -19,7 +19,7 @@ import yaml
 
 from analysis.gpu.build import build_kernel, build_target
 from analysis.errors import AnalysisError, ConfigError
-from analysis.gpu.harness import TMA_GLOBALS, Tiling, command, tensor_map_shapes
+from analysis.gpu.harness import C_TMA_GLOBAL, TMA_GLOBALS, Tiling, c_tensor_map_shape, command, tensor_map_shapes
 from analysis.precision import precision_of
 from analysis.workflow import (
     check_config,
@@ -368,3 +368,86 @@ def test_the_fp16_c_cluster_kernel_rounds_in_pairs_and_stores_16_bytes(built, tm
     assert len(re.findall(r"F2FP\.F16\.F32\.PACK_AB", sass)) == 64 and len(re.findall(r"SHFL\.BFLY", sass)) == 64
     fp32 = built["fp16_wgmma_cluster"][1]
     assert re.findall(r"\bSTG\.E(?:\.\d+)?\b", fp32) == ["STG.E.64"] * 64 and not re.search(r"SHFL|F2FP", fp32)
+
+
+# C through the copy engine (build parameter EPI_TMA, kernels/c_tma.cuh; not registered, the
+# development calls in docs/gpu-runs/2026-12-04_c_tma/): the slots per consumer warpgroup of
+# each kernel as measured there, and the shared memory they add (8 KiB a slot, two warpgroups).
+EPI_TMA = {"int8_wgmma_cluster": 2, "fp16_wgmma_cluster": 2, "int4_wgmma_persistent": 4}
+
+
+def epi_tma_tiling(kernel: str) -> Tiling:
+    t = tiling_from_config(CONFIG, kernel)
+    return dataclasses.replace(t, smem_bytes=t.smem_bytes + 2 * EPI_TMA[kernel] * 8192)
+
+
+@pytest.mark.parametrize("kernel", sorted(EPI_TMA))
+def test_epi_tma_builds_store_c_by_the_copy_engine_only(built, kernel, tmp_path):
+    """With EPI_TMA the kernel stores C only through the copy engine: 8 UTMASTG per block of C
+    (two warpgroups x 8 boxes of 64 x 32, issued from one unrolled loop), 64 STS.64 per thread
+    into the slots, no STG; the main loop as registered (same wgmma and TMA loads), no spills,
+    the C map's global beside A's and B's, and the shared memory within the H200's 232448
+    bytes per block (beside the static barriers). Without it the registered build has no
+    UTMASTG and no such global."""
+    t = epi_tma_tiling(kernel)
+    usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + [f"-DEPI_TMA={EPI_TMA[kernel]}"],
+                         tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    sass = (tmp_path / "k.sass").read_text()
+    assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0
+    assert len(re.findall(r"UTMASTG\.2D", sass)) == 8
+    assert len(re.findall(r"\bSTS\.64\b", sass)) == 64
+    assert not re.search(r"\bSTG\.E", sass)
+    mmas, copies = SASS_COUNTS[kernel]
+    assert len(re.findall(WGMMA[kernel], sass)) == mmas and len(re.findall(r"UTMALDG\.2D", sass)) == copies
+    assert t.smem_bytes + usage.shared_bytes <= 232448
+    cubin = (tmp_path / "k.cubin").read_bytes()
+    assert b"\0" + C_TMA_GLOBAL.encode() + b"\0" in cubin
+    usage0, sass0, _, cubin0 = built[kernel]
+    assert "UTMASTG" not in sass0 and b"\0" + C_TMA_GLOBAL.encode() + b"\0" not in cubin0
+
+
+def test_epi_tma_slots_must_fit_the_registry_smem_bytes(tmp_path):
+    """The kernel lays out its slots in its shared memory: a tiling.smem_bytes that leaves them
+    out is refused at build time, naming the kernel."""
+    t = tiling_from_config(CONFIG, "int8_wgmma_cluster")
+    with pytest.raises(AnalysisError, match="smem_bytes in the registry differs"):
+        build_kernel(REPO / "kernels" / "int8_wgmma_cluster.cu", "int8_wgmma_cluster", "sm_90",
+                     t.defines() + ["-DEPI_TMA=2"], tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass",
+                     tmp_path / "k.log")
+
+
+def test_c_tensor_map_of_4_byte_c_in_whole_boxes():
+    t = tiling_from_config(CONFIG, "int8_wgmma_cluster")
+    c = c_tensor_map_shape("int8_wgmma_cluster", t, 1024, 512, 4)
+    assert (c.rows, c.row_bytes, c.box_rows, c.box_row_bytes) == (1024, 2048, 64, 128)
+    with pytest.raises(ConfigError, match="4-byte C"):
+        c_tensor_map_shape("fp16_wgmma_cluster_f16c", t, 1024, 512, 2)
+    with pytest.raises(ConfigError, match="whole 64 x 32 boxes"):
+        c_tensor_map_shape("k", dataclasses.replace(t, block_m=96), 1024, 512, 4)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", sorted(EPI_TMA))
+def test_epi_tma_builds_are_correct_at_every_size(tmp_path, kernel):
+    """Built with EPI_TMA, each kernel is exact (INT8, INT4) or bounded (FP16) at every configured
+    N on an sm_90 GPU, all of C checked: the harness wrote C's tensor map (the module has its
+    global), so every box landed where the fragment's layout says."""
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
+    from analysis.gpu.harness import GemmRunner
+
+    arch = detect_gpu().arch
+    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
+        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
+    t = epi_tma_tiling(kernel)
+    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines() + [f"-DEPI_TMA={EPI_TMA[kernel]}"],
+                  tmp_path / "k.cubin", tmp_path / "k.json")
+    for n in CONFIG["sizes"]:
+        run = GemmRunner(tmp_path / "k.cubin", kernel, CONFIG["kernels"][kernel]["precision"], t, n, n, n, seed=n,
+                         **kernel_options(CONFIG["kernels"][kernel]))
+        try:
+            assert run.c_tensor_map
+            chk = run.check()
+        finally:
+            run.close()
+        assert chk.passed, (n, chk)

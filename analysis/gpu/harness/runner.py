@@ -15,7 +15,8 @@ from analysis.gpu.harness.driver import _check, primary_context
 from analysis.gpu.harness.inputs import device_rng, make_inputs, sample_rows
 from analysis.gpu.harness.tiling import Tiling
 from analysis.gpu.harness.timing import Timing, time_launches
-from analysis.gpu.harness.tma import TENSOR_MAP_BYTES, TMA_GLOBALS, TensorMapShape, _encode_tensor_map, tensor_map_shapes
+from analysis.gpu.harness.tma import (C_TMA_GLOBAL, TENSOR_MAP_BYTES, TMA_GLOBALS, TensorMapShape, _encode_tensor_map,
+                                      c_tensor_map_shape, tensor_map_shapes)
 
 
 # C is filled with this 32-bit pattern before a checked launch: a quiet NaN as float32,
@@ -44,6 +45,9 @@ class GemmRunner:
         tma: the kernel reads A and B through tensor maps in its globals :data:`TMA_GLOBALS`
             (registry ``tma: true``), which the runner encodes (:func:`tensor_map_shapes`) and
             writes once the inputs are on the device (B column-major only).
+            Where the module also has the global :data:`C_TMA_GLOBAL` (a kernel built with
+            EPI_TMA, storing C through the copy engine), the runner writes C's tensor map
+            there too (:func:`c_tensor_map_shape`).
         inputs: what :func:`make_inputs` returned for this precision, size, accumulator and
             layout, to run on instead of drawing new ones from ``seed`` (a kernel timed in
             pairs with a library GEMM runs on the library's inputs; :mod:`analysis.gpu.paired`).
@@ -102,8 +106,10 @@ class GemmRunner:
             import cupy
             cupy.get_default_memory_pool().free_all_blocks()
         self.d_c = _check(cu.cuMemAlloc(self.c_bytes), "cuMemAlloc(C)")
+        self.c_tensor_map = False  # C's tensor map written (_write_c_tensor_map)
         if tma_shapes:
             self._write_tensor_maps(tma_shapes)
+            self._write_c_tensor_map()
         # kernelParams: an array of pointers to each argument's value.
         self._argv = [np.array([int(self.d_a)], np.uint64), np.array([int(self.d_b)], np.uint64),
                       np.array([int(self.d_c)], np.uint64), np.array([m], np.int32),
@@ -145,6 +151,27 @@ class GemmRunner:
                 raise RuntimeError(f"{self.kernel}: global {name} holds {size} bytes, a tensor map {TENSOR_MAP_BYTES}")
             raw = _encode_tensor_map(cu, ptr, shape)
             _check(cu.cuMemcpyHtoD(dptr, raw.ctypes.data, TENSOR_MAP_BYTES), f"cuMemcpyHtoD({name})")
+
+    def _write_c_tensor_map(self) -> None:
+        """Encode C's tensor map into the module's global :data:`C_TMA_GLOBAL`, where the module
+        has one (a kernel built with EPI_TMA); nothing where it has none.
+
+        Raises:
+            ConfigError: C is not 4 bytes an element, or its blocks are not whole boxes;
+            RuntimeError: the global is not a tensor map's size, or a CUDA call failed.
+        """
+        cu = self.cu
+        err, dptr, size = cu.cuModuleGetGlobal(self.module, C_TMA_GLOBAL.encode())
+        if err == cu.CUresult.CUDA_ERROR_NOT_FOUND:
+            return
+        _check((err, dptr, size), f"cuModuleGetGlobal({C_TMA_GLOBAL})")
+        if size != TENSOR_MAP_BYTES:
+            raise RuntimeError(f"{self.kernel}: global {C_TMA_GLOBAL} holds {size} bytes, a tensor map "
+                               f"{TENSOR_MAP_BYTES}")
+        shape = c_tensor_map_shape(self.kernel, self.tiling, self.m, self.n, self.c_dtype.itemsize)
+        raw = _encode_tensor_map(cu, self.d_c, shape)
+        _check(cu.cuMemcpyHtoD(dptr, raw.ctypes.data, TENSOR_MAP_BYTES), f"cuMemcpyHtoD({C_TMA_GLOBAL})")
+        self.c_tensor_map = True
 
     def _upload(self, arr):
         """A new device allocation holding ``arr``: a NumPy array (copied from the host) or a

@@ -15,6 +15,13 @@ from analysis.gpu.harness.tiling import Tiling
 #: The __device__ globals a TMA kernel (registry ``tma: true``) reads the tensor maps of A and
 #: B from (kernels/wgmma_gemm.cuh); the harness writes them before the first launch.
 TMA_GLOBALS = ("wgmma_tma_a", "wgmma_tma_b")
+#: The __device__ global a kernel storing C through the copy engine (build parameter EPI_TMA
+#: of kernels/wgmma_gemm.cuh and kernels/int4_wgmma.cuh; kernels/c_tma.cuh) reads C's tensor
+#: map from; the harness writes it where the module has it.
+C_TMA_GLOBAL = "wgmma_tma_c"
+#: C's box in such a kernel: 64 rows (one m64 wgmma fragment) x 128 bytes (the 128-byte
+#: swizzle's span: 32 four-byte columns), kernels/c_tma.cuh kBoxRows and kBoxBytes.
+C_BOX_ROWS, C_BOX_ROW_BYTES = 64, 128
 #: Bytes of one CUtensorMap (CUDA driver API, cuTensorMapEncodeTiled: 128 opaque bytes).
 TENSOR_MAP_BYTES = 128
 #: The shared-memory swizzle of a TMA kernel's tiles, by the bytes of K in a tile row: the
@@ -72,6 +79,27 @@ def tensor_map_shapes(kernel: str, prec: Precision, tiling: Tiling, m: int, n: i
             raise ConfigError(f"{kernel}: {sh.name} ({sh.rows} x {sh.row_bytes} bytes) exceeds a tensor "
                               "map's 2**32 elements per dimension")
     return shapes
+
+
+def c_tensor_map_shape(kernel: str, tiling: Tiling, m: int, n: int, c_itemsize: int) -> TensorMapShape:
+    """The tensor map of C (M rows of N elements of ``c_itemsize`` bytes, row-major) for a kernel
+    that stores C through the copy engine in boxes of :data:`C_BOX_ROWS` rows x
+    :data:`C_BOX_ROW_BYTES` bytes (kernels/c_tma.cuh), after checking what cuTensorMapEncodeTiled
+    and the kernel's boxes need: 4-byte C (FP32 or INT32), rows a multiple of 16 bytes, blocks of
+    C made of whole boxes.
+
+    Raises:
+        ConfigError: C's element size, or a block of C that the boxes do not tile, saying which.
+    """
+    if c_itemsize != 4:
+        raise ConfigError(f"{kernel}: C through the copy engine (global {C_TMA_GLOBAL}) needs 4-byte C "
+                          f"(FP32 or INT32), not {c_itemsize}-byte elements")
+    if tiling.block_m % C_BOX_ROWS or tiling.block_n * c_itemsize % C_BOX_ROW_BYTES:
+        raise ConfigError(f"{kernel}: a {tiling.block_m} x {tiling.block_n} block of C is not made of whole "
+                          f"{C_BOX_ROWS} x {C_BOX_ROW_BYTES // c_itemsize} boxes")
+    if n * c_itemsize > 2**32 or m > 2**32:
+        raise ConfigError(f"{kernel}: C ({m} x {n}) exceeds a tensor map's 2**32 elements per dimension")
+    return TensorMapShape("C", m, n * c_itemsize, C_BOX_ROWS, C_BOX_ROW_BYTES)
 
 
 def _encode_tensor_map(cu, ptr, shape: TensorMapShape) -> np.ndarray:
