@@ -422,6 +422,8 @@ def test_c_tensor_map_of_4_byte_c_in_whole_boxes():
     assert (c.rows, c.row_bytes, c.box_rows, c.box_row_bytes) == (1024, 2048, 64, 128)
     with pytest.raises(ConfigError, match="4-byte C"):
         c_tensor_map_shape("fp16_wgmma_cluster_f16c", t, 1024, 512, 2)
+    with pytest.raises(ConfigError, match="multiple of 16 bytes"):
+        c_tensor_map_shape("k", t, 1024, 514, 4)
     with pytest.raises(ConfigError, match="whole 64 x 32 boxes"):
         c_tensor_map_shape("k", dataclasses.replace(t, block_m=96), 1024, 512, 4)
 

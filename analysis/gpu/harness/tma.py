@@ -97,6 +97,9 @@ def c_tensor_map_shape(kernel: str, tiling: Tiling, m: int, n: int, c_itemsize: 
     if tiling.block_m % C_BOX_ROWS or tiling.block_n * c_itemsize % C_BOX_ROW_BYTES:
         raise ConfigError(f"{kernel}: a {tiling.block_m} x {tiling.block_n} block of C is not made of whole "
                           f"{C_BOX_ROWS} x {C_BOX_ROW_BYTES // c_itemsize} boxes")
+    if n * c_itemsize % 16:
+        raise ConfigError(f"{kernel}: N={n} gives rows of C of {n * c_itemsize} bytes; a tensor map's row stride "
+                          "must be a multiple of 16 bytes")
     if n * c_itemsize > 2**32 or m > 2**32:
         raise ConfigError(f"{kernel}: C ({m} x {n}) exceeds a tensor map's 2**32 elements per dimension")
     return TensorMapShape("C", m, n * c_itemsize, C_BOX_ROWS, C_BOX_ROW_BYTES)
