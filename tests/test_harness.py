@@ -365,7 +365,8 @@ def test_float64_reference_on_the_gpu_equals_numpy():
 @pytest.mark.gpu
 def test_references_measure_ceilings_and_libraries(tmp_path):
     """The ceiling kernels and the copy run and give positive rates in their units; the
-    library GEMMs (where PyTorch is installed) pass their sampled check at N = 512."""
+    library GEMMs (where PyTorch is installed) pass their sampled check at N = 512, in the order
+    references.csv lists them."""
     from analysis.gpu.build import compile_cubin
     from analysis.gpu.device import detect_gpu
     from analysis.gpu.references import PEAK_KERNELS, ceilings, library_gemms
@@ -382,8 +383,18 @@ def test_references_measure_ceilings_and_libraries(tmp_path):
         pytest.skip(note)
     import importlib.util
 
-    names = (["cublas_fp16", "triton_fp16", "cublaslt_int8", "triton_int8"]
-             if importlib.util.find_spec("triton") else ["cublas_fp16", "cublaslt_int8"])  # Triton where installed
+    import torch
+
+    # per precision: the library, the one writing our kernels' C dtype where torch.mm takes
+    # out_dtype (FP16 only: cuBLAS with FP32 C), the Triton GEMM where Triton is installed
+    try:
+        torch.mm(torch.ones((16, 16), dtype=torch.float16, device="cuda"),
+                 torch.ones((16, 16), dtype=torch.float16, device="cuda"), out_dtype=torch.float32)
+        same = ["cublas_fp16_f32out"]
+    except (TypeError, RuntimeError):
+        same = []
+    triton = importlib.util.find_spec("triton") is not None
+    names = (["cublas_fp16", *same] + ["triton_fp16"] * triton) + (["cublaslt_int8"] + ["triton_int8"] * triton)
     assert [(r.name, r.n) for r in lib] == [(name, 512) for name in names]
     assert all(r.rate > 0 for r in lib)
 

@@ -19,7 +19,8 @@ import yaml
 
 from analysis.gpu.build import build_kernel, build_target
 from analysis.errors import AnalysisError, ConfigError
-from analysis.gpu.harness import C_TMA_GLOBAL, TMA_GLOBALS, Tiling, c_tensor_map_shape, command, tensor_map_shapes
+from analysis.gpu.harness import (C_TMA_GLOBAL, TENSOR_MAP_BYTES, TMA_GLOBALS, Tiling, c_tensor_map_shape, command,
+                                   cubin_globals, tensor_map_shapes)
 from analysis.precision import precision_of
 from analysis.workflow import (
     check_config,
@@ -400,10 +401,22 @@ def test_epi_tma_builds_store_c_by_the_copy_engine_only(built, kernel, tmp_path)
     mmas, copies = SASS_COUNTS[kernel]
     assert len(re.findall(WGMMA[kernel], sass)) == mmas and len(re.findall(r"UTMALDG\.2D", sass)) == copies
     assert t.smem_bytes + usage.shared_bytes <= 232448
-    cubin = (tmp_path / "k.cubin").read_bytes()
-    assert b"\0" + C_TMA_GLOBAL.encode() + b"\0" in cubin
+    maps = {name: TENSOR_MAP_BYTES for name in (*TMA_GLOBALS, C_TMA_GLOBAL)}
+    assert cubin_globals((tmp_path / "k.cubin").read_bytes()) == maps
     usage0, sass0, _, cubin0 = built[kernel]
     assert "UTMASTG" not in sass0 and b"\0" + C_TMA_GLOBAL.encode() + b"\0" not in cubin0
+    # the harness asks the cubin, so that a registered build costs no failing cuModuleGetGlobal
+    # (compute-sanitizer memcheck reports one as an error)
+    assert cubin_globals(cubin0) == {name: TENSOR_MAP_BYTES for name in TMA_GLOBALS}
+
+
+def test_cubin_globals_refuses_what_is_not_a_cubin(built, tmp_path):
+    """A file that is not an ELF-64 cubin, or one cut short, is refused naming it."""
+    with pytest.raises(ConfigError, match="notes.txt: not a 64-bit little-endian ELF"):
+        cubin_globals(b"int8_wgmma_cluster\n", "notes.txt")
+    cubin = built["int8_wgmma_cluster"][3]
+    with pytest.raises(ConfigError, match="cut.cubin: a truncated or malformed ELF symbol table"):
+        cubin_globals(cubin[: len(cubin) // 2], "cut.cubin")
 
 
 def test_epi_tma_slots_must_fit_the_registry_smem_bytes(tmp_path):

@@ -24,4 +24,4 @@ from analysis.gpu.harness.inputs import (ACCUMULATORS, B_LAYOUTS, _pack_int4, de
 from analysis.gpu.harness.runner import GemmRunner, POISON_F32, POISON_S32, check_and_time, profile_target  # noqa: F401
 from analysis.gpu.harness.tiling import Tiling  # noqa: F401
 from analysis.gpu.harness.timing import Timing, _gate, time_launches  # noqa: F401
-from analysis.gpu.harness.tma import C_TMA_GLOBAL, TENSOR_MAP_BYTES, TMA_GLOBALS, TMA_SWIZZLES, TensorMapShape, _encode_tensor_map, c_tensor_map_shape, tensor_map_shapes  # noqa: F401
+from analysis.gpu.harness.tma import C_TMA_GLOBAL, TENSOR_MAP_BYTES, TMA_GLOBALS, TMA_SWIZZLES, TensorMapShape, _encode_tensor_map, c_tensor_map_shape, cubin_globals, tensor_map_shapes  # noqa: F401

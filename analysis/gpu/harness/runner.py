@@ -16,7 +16,7 @@ from analysis.gpu.harness.inputs import device_rng, make_inputs, sample_rows
 from analysis.gpu.harness.tiling import Tiling
 from analysis.gpu.harness.timing import Timing, time_launches
 from analysis.gpu.harness.tma import (C_TMA_GLOBAL, TENSOR_MAP_BYTES, TMA_GLOBALS, TensorMapShape, _encode_tensor_map,
-                                      c_tensor_map_shape, tensor_map_shapes)
+                                      c_tensor_map_shape, cubin_globals, tensor_map_shapes)
 
 
 # C is filled with this 32-bit pattern before a checked launch: a quiet NaN as float32,
@@ -89,7 +89,9 @@ class GemmRunner:
             self.rng = None
         a_dev, b_dev, self.a_ref, self.b_ref = inputs
         dev = primary_context(cu)
-        self.module = _check(cu.cuModuleLoadData(Path(cubin).read_bytes()), f"cuModuleLoadData({cubin})")
+        image = Path(cubin).read_bytes()
+        self._globals = cubin_globals(image, str(cubin)) if tma else {}
+        self.module = _check(cu.cuModuleLoadData(image), f"cuModuleLoadData({cubin})")
         self.func = _check(cu.cuModuleGetFunction(self.module, kernel.encode()),
                            f"cuModuleGetFunction({kernel})")
         if tiling.smem_bytes:
@@ -161,10 +163,10 @@ class GemmRunner:
             RuntimeError: the global is not a tensor map's size, or a CUDA call failed.
         """
         cu = self.cu
-        err, dptr, size = cu.cuModuleGetGlobal(self.module, C_TMA_GLOBAL.encode())
-        if err == cu.CUresult.CUDA_ERROR_NOT_FOUND:
+        if C_TMA_GLOBAL not in self._globals:  # asked of the cubin: no failing CUDA call (cubin_globals)
             return
-        _check((err, dptr, size), f"cuModuleGetGlobal({C_TMA_GLOBAL})")
+        dptr, size = _check(cu.cuModuleGetGlobal(self.module, C_TMA_GLOBAL.encode()),
+                            f"cuModuleGetGlobal({C_TMA_GLOBAL})")
         if size != TENSOR_MAP_BYTES:
             raise RuntimeError(f"{self.kernel}: global {C_TMA_GLOBAL} holds {size} bytes, a tensor map "
                                f"{TENSOR_MAP_BYTES}")

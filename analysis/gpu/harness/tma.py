@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,45 @@ TENSOR_MAP_BYTES = 128
 #: kernels' FP16/INT8 rows (kernels/wgmma_gemm.cuh); 64: packed INT4 rows
 #: (kernels/int4_wgmma.cuh).
 TMA_SWIZZLES = {64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}
+
+
+def cubin_globals(cubin: bytes, source: str = "cubin") -> dict[str, int]:
+    """The data objects a cubin defines: name -> size in bytes (its ``__device__`` globals, e.g.
+    :data:`TMA_GLOBALS` and, built with EPI_TMA, :data:`C_TMA_GLOBAL`), read from the ELF symbol
+    table. The harness asks this, not ``cuModuleGetGlobal``, whether a module has a global: a
+    failing CUDA call is an error compute-sanitizer reports (its API-error checking is on by
+    default), which failed memcheck of every TMA kernel without C's map.
+
+    Layouts from the System V ABI's ELF-64 object file format: the header's ``e_shoff``
+    (bytes 40-47), ``e_shentsize`` and ``e_shnum`` (bytes 58-61); section headers of 64 bytes
+    (``sh_type`` at 4, ``sh_offset`` at 24, ``sh_size`` at 32, ``sh_link`` at 40, ``sh_entsize``
+    at 56); SHT_SYMTAB = 2, whose ``sh_link`` names its string table; symbols of 24 bytes
+    (``st_name`` u32, ``st_info`` u8 with the type in its low 4 bits, STT_OBJECT = 1,
+    ``st_shndx`` u16 non-zero where defined, ``st_size`` u64 at 16).
+
+    Raises:
+        ConfigError: ``cubin`` is not a 64-bit little-endian ELF file (naming ``source``), or its
+            tables run past its end.
+    """
+    if cubin[:6] != b"\x7fELF\x02\x01":
+        raise ConfigError(f"{source}: not a 64-bit little-endian ELF file (a cubin), first bytes {cubin[:6]!r}")
+    try:
+        (shoff,) = struct.unpack_from("<Q", cubin, 40)
+        shentsize, shnum = struct.unpack_from("<HH", cubin, 58)
+        sections = [struct.unpack_from("<IIQQQQIIQQ", cubin, shoff + i * shentsize) for i in range(shnum)]
+        found: dict[str, int] = {}
+        for _, sh_type, _, _, offset, size, link, _, _, entsize in sections:
+            if sh_type != 2 or not entsize:
+                continue
+            str_offset = sections[link][4]
+            for pos in range(offset, offset + size, entsize):
+                name, info, _, shndx, _, sym_size = struct.unpack_from("<IBBHQQ", cubin, pos)
+                if info & 0xF == 1 and shndx:
+                    end = cubin.index(b"\0", str_offset + name)
+                    found[cubin[str_offset + name:end].decode()] = sym_size
+        return found
+    except (struct.error, IndexError, ValueError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{source}: a truncated or malformed ELF symbol table ({exc})") from exc
 
 
 @dataclass(frozen=True)
