@@ -46,6 +46,18 @@ for pfx in ("ov", "ov3"):
               f"{val('sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active', {'%': 1}):.1f} % of active "
               f"cycles, L2 write requests {val('lts__t_requests_srcunit_tex_op_write.sum', {'request': 1e-6}):.2f} M, "
               f"local loads {val('l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum', {'byte': 1e-6, 'Kbyte': 1e-3, 'Mbyte': 1, 'Gbyte': 1e3}):.1f} MB")
+print("== int8_wgmma_cluster at N = 8192 on smaller persistent grids (sms.py)")
+rows = list(csv.reader(open(HERE / "sms_ncu.csv")))
+units = dict(zip(rows[0], rows[1]))
+for r, row in zip(json.loads((HERE / "sms_rounds.json").read_text()), rows[2:]):
+    d = dict(zip(rows[0], row))
+    assert units["sm__cycles_elapsed.avg.per_second"] == "Ghz" and units["dram__bytes_read.sum"] == "Mbyte", units
+    ghz = float(d["sm__cycles_elapsed.avg.per_second"])
+    print(f"  {r['ctas']:3d} CTAs: check {'passed' if r['passed'] else 'FAILED'}, {r['rate']:7.1f} TOP/s "
+          f"({r['rate'] / r['ctas'] * 132:7.1f} per 132 CTAs); profiled at {ghz:.3f} GHz, tensor pipe "
+          f"{float(d['sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active']):.1f} % of active cycles, "
+          f"L2 {float(d['lts__throughput.avg.pct_of_peak_sustained_elapsed']):.1f} % of peak, "
+          f"DRAM read {float(d['dram__bytes_read.sum']):.0f} MB")
 print("== registered TMA kernels under compute-sanitizer (the workflow's command, after the harness fix)")
 for s in json.loads((HERE / "sanitize_registered.json").read_text()):
     print(f"  {s['kernel']:24s} {s['tool']:9s} rc={s['rc']} {' '.join(s['summary'])}")
