@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-for pfx in ("ov", "ov3"):
+for pfx in ("ov", "ov3", "ov5", "ov6"):
     print(f"== {pfx}")
     rounds = json.loads((HERE / f"{pfx}_rounds.json").read_text())
     checks = json.loads((HERE / f"{pfx}_checks.json").read_text())
