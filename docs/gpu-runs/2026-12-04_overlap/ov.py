@@ -22,8 +22,8 @@ Builds (tag: kernel, extra nvcc defines):
   i4        int4_wgmma_persistent as registered (INT4 / INT8 in the same call)
   f16       fp16_wgmma_cluster as registered;  f16_ov8  EPI_OVERLAP=1 STORE16=0
 Each is checked at N = 512-8192 on the full grid (all of C up to 2048, 256 sampled rows above;
-INT8 and INT4 exact, FP16 bounded) and at N = 1024 and 2048 (all of C) on grids of 2, 8 and 14
-CTAs, where each CTA computes 4 to 64 blocks and goes through every variant of the rotation;
+INT8 and INT4 exact, FP16 bounded) and (all of C) at N = 1024 on grids of 2 and 8 CTAs and at
+N = 2048 on 14, where each CTA computes 4 to 16 blocks and goes through every variant of the rotation;
 event-timed at N = 4096, 6144 and 8192 as the workflow times (10 warm-ups, 50 launches, 1 s
 idle before each), the builds in rotating order over 6 rounds; then the wgmma ceilings of the
 same call; compute-sanitizer memcheck and racecheck of i8_ov8, i8_ov16 and f16_ov8 at N = 1024

@@ -78,7 +78,10 @@ with tempfile.TemporaryDirectory() as tmp:
         g = hot[hot.launch == launch]
         igmma = g[g.sass.str.startswith("IGMMA")].samples_share.sum()
         wait_full = g[g.sass.str.contains("BRA") & g.reasons.str.startswith("long_scoreboard")].samples_share.sum()
+        reasons = {m: action.metric_by_name(m).as_double() for m in action.metric_names()
+                   if m.startswith("smsp__pcsamp_warps_issue_stalled_") and not m.endswith("_not_issued")}
+        arrive = reasons["smsp__pcsamp_warps_issue_stalled_warpgroup_arrive"] / sum(reasons.values())
         print(f"== ncu --set full, {tag}: {action.metric_by_name('gpu__time_duration.sum').as_double() / 1e3:.1f} us, "
               f"tensor pipe {action.metric_by_name('sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active').as_double():.1f} %; "
               f"warp samples at IGMMA {100 * igmma:.1f} %, at mbarrier-wait branches stalled on long_scoreboard "
-              f"{100 * wait_full:.1f} %")
+              f"{100 * wait_full:.1f} %; all samples stalled on warpgroup_arrive {100 * arrive:.1f} %")
