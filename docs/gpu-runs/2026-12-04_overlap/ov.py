@@ -19,6 +19,9 @@ Builds (tag: kernel, extra nvcc defines):
             stored at once, its columns 128-255 one column group per K tile over the next block's
             first 16 K tiles
   i8_tr16   EPI_OVERLAP=2 (sixth call): the same with the columns 0-127 stored 16 bytes a lane
+  i8_s3, i8_s2  EPI_SUFFIX=3, 2 (seventh call): two accumulator halves, no rotation; a block's
+            last 3 (2) K tiles issued for columns 0-127 first, then 128-255; columns 0-127 stored
+            while those run, columns 128-255 after (16 bytes a lane)
   i4        int4_wgmma_persistent as registered (INT4 / INT8 in the same call)
   f16       fp16_wgmma_cluster as registered;  f16_ov8  EPI_OVERLAP=1 STORE16=0
 Each is checked at N = 512-8192 on the full grid (all of C up to 2048, 256 sampled rows above;
@@ -35,7 +38,8 @@ whole call, files into $OUT), `python ov.py build` (only the builds; OV_ONLY=i8,
 the builds of any mode),
 `python ov.py profile` (the program ncu runs), `python ov.py check TAG N SMS` (one full check,
 the program compute-sanitizer runs). The third call: `OV_PFX=ov3 OV_ONLY=i8,i8_p0,i8_ov8,i8_er,i4`; the fifth:
-`OV_PFX=ov5 OV_ONLY=i8,i8_p0,i8_tr,i4`; the sixth: `OV_PFX=ov6 OV_ONLY=i8,i8_tr,i8_tr16,i4`.
+`OV_PFX=ov5 OV_ONLY=i8,i8_p0,i8_tr,i4`; the sixth: `OV_PFX=ov6 OV_ONLY=i8,i8_tr,i8_tr16,i4`; the
+seventh: `OV_PFX=ov7 OV_ONLY=i8,i8_s3,i8_s2,i8_tr16`.
 Each SANITIZE build present is sanitized."""
 import dataclasses, json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -61,12 +65,14 @@ BUILDS = {"i8": ("int8_wgmma_cluster", []),
           "i8_er": ("int8_wgmma_cluster", OV8 + ["-DEARLY_RELEASE=1"]),
           "i8_tr": ("int8_wgmma_cluster", ["-DEPI_OVERLAP=2", "-DSTORE16=0"]),
           "i8_tr16": ("int8_wgmma_cluster", ["-DEPI_OVERLAP=2"]),
+          "i8_s3": ("int8_wgmma_cluster", ["-DEPI_SUFFIX=3"]),
+          "i8_s2": ("int8_wgmma_cluster", ["-DEPI_SUFFIX=2"]),
           "i4": ("int4_wgmma_persistent", []),
           "f16": ("fp16_wgmma_cluster", []),
           "f16_ov8": ("fp16_wgmma_cluster", OV8)}
 if os.environ.get("OV_ONLY"):  # the second call: a subset (build, then ncu --set full of `profile`)
     BUILDS = {t: BUILDS[t] for t in os.environ["OV_ONLY"].split(",")}
-SANITIZE = tuple(t for t in ("i8_ov8", "i8_ov16", "f16_ov8", "i8_er", "i8_tr", "i8_tr16") if t in BUILDS)
+SANITIZE = tuple(t for t in ("i8_ov8", "i8_ov16", "f16_ov8", "i8_er", "i8_tr", "i8_tr16", "i8_s3") if t in BUILDS)
 PFX = os.environ.get("OV_PFX", "ov")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 SMALL = ((1024, 2), (1024, 8), (2048, 14))  # (N, SMs the grid is sized for)
