@@ -139,40 +139,43 @@ class GemmRunner:
                                      cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      want), f"cuFuncSetAttribute({self.kernel}, MAX_DYNAMIC_SHARED_SIZE_BYTES)")
 
-    def _write_tensor_maps(self, shapes: tuple[TensorMapShape, TensorMapShape]) -> None:
-        """Encode the tensor maps of A and B and copy them into the module's globals
-        :data:`TMA_GLOBALS` (synchronous copies: they are in place before any launch).
+    def _write_tensor_map(self, name: str, ptr, shape: TensorMapShape) -> None:
+        """Encode the tensor map of the matrix at device pointer ``ptr`` (``shape``) and copy
+        it into the module's global ``name`` (a synchronous copy: in place before any launch).
 
         Raises:
-            RuntimeError: the module lacks a global, or it is not a tensor map's size.
+            RuntimeError: the module lacks the global, it is not a tensor map's size
+            (:data:`TENSOR_MAP_BYTES`), or a CUDA call failed.
         """
         cu = self.cu
+        dptr, size = _check(cu.cuModuleGetGlobal(self.module, name.encode()), f"cuModuleGetGlobal({name})")
+        if size != TENSOR_MAP_BYTES:
+            raise RuntimeError(f"{self.kernel}: global {name} holds {size} bytes, a tensor map {TENSOR_MAP_BYTES}")
+        raw = _encode_tensor_map(cu, ptr, shape)
+        _check(cu.cuMemcpyHtoD(dptr, raw.ctypes.data, TENSOR_MAP_BYTES), f"cuMemcpyHtoD({name})")
+
+    def _write_tensor_maps(self, shapes: tuple[TensorMapShape, TensorMapShape]) -> None:
+        """Write the tensor maps of A and B into the module's globals :data:`TMA_GLOBALS`
+        (:meth:`_write_tensor_map`).
+
+        Raises:
+            RuntimeError: as :meth:`_write_tensor_map`.
+        """
         for name, shape, ptr in zip(TMA_GLOBALS, shapes, (self.d_a, self.d_b)):
-            dptr, size = _check(cu.cuModuleGetGlobal(self.module, name.encode()), f"cuModuleGetGlobal({name})")
-            if size != TENSOR_MAP_BYTES:
-                raise RuntimeError(f"{self.kernel}: global {name} holds {size} bytes, a tensor map {TENSOR_MAP_BYTES}")
-            raw = _encode_tensor_map(cu, ptr, shape)
-            _check(cu.cuMemcpyHtoD(dptr, raw.ctypes.data, TENSOR_MAP_BYTES), f"cuMemcpyHtoD({name})")
+            self._write_tensor_map(name, ptr, shape)
 
     def _write_c_tensor_map(self) -> None:
-        """Encode C's tensor map into the module's global :data:`C_TMA_GLOBAL`, where the module
+        """Write C's tensor map into the module's global :data:`C_TMA_GLOBAL`, where the module
         has one (a kernel built with EPI_TMA); nothing where it has none.
 
         Raises:
             ConfigError: C is not 4 bytes an element, or its blocks are not whole boxes;
-            RuntimeError: the global is not a tensor map's size, or a CUDA call failed.
+            RuntimeError: as :meth:`_write_tensor_map`.
         """
-        cu = self.cu
         if C_TMA_GLOBAL not in self._globals:  # asked of the cubin: no failing CUDA call (cubin_globals)
             return
-        dptr, size = _check(cu.cuModuleGetGlobal(self.module, C_TMA_GLOBAL.encode()),
-                            f"cuModuleGetGlobal({C_TMA_GLOBAL})")
-        if size != TENSOR_MAP_BYTES:
-            raise RuntimeError(f"{self.kernel}: global {C_TMA_GLOBAL} holds {size} bytes, a tensor map "
-                               f"{TENSOR_MAP_BYTES}")
         shape = c_tensor_map_shape(self.kernel, self.tiling, self.m, self.n, self.c_dtype.itemsize)
-        raw = _encode_tensor_map(cu, self.d_c, shape)
-        _check(cu.cuMemcpyHtoD(dptr, raw.ctypes.data, TENSOR_MAP_BYTES), f"cuMemcpyHtoD({C_TMA_GLOBAL})")
+        self._write_tensor_map(C_TMA_GLOBAL, self.d_c, shape)
         self.c_tensor_map = True
 
     def _upload(self, arr):
