@@ -55,6 +55,21 @@
 #ifndef EPI_TMA
 #define EPI_TMA 0
 #endif
+// K_SERPENTINE=1 (PERSISTENT only): a CTA walks K backwards in its odd-numbered blocks, so a wave of
+// blocks starts on the K tiles the wave before it read last, which may still be in L2.
+#ifndef K_SERPENTINE
+#define K_SERPENTINE 0
+#endif
+// STORE64=1: FP32 / INT32 C stored 16 bytes a lane, each warp store writing 8 rows x 64
+// contiguous bytes (the 8-byte stores of the fragment as it is write 8 rows x 32 bytes).
+#ifndef STORE64
+#define STORE64 0
+#endif
+// C_EVICT_FIRST=1 (with STORE64): C's lines marked first to evict from L2, so that they push
+// fewer lines of A and B out.
+#ifndef C_EVICT_FIRST
+#define C_EVICT_FIRST 0
+#endif
 
 namespace wg {
 
@@ -75,6 +90,7 @@ constexpr int kClusterM = CLUSTER_M;             // CTAs per cluster, along M: t
 constexpr int kTileBPart = kTileB / kClusterM;   // bytes of the B tile each CTA of a cluster copies
 constexpr bool kPersistent = PERSISTENT != 0;    // one CTA per SM looping over tiles of C
 constexpr int kRaster = tuned::kRaster;
+constexpr bool kSerpentine = K_SERPENTINE != 0;
 // Dynamic shared memory: the stages plus slack to align them to kAlign (the runtime only
 // promises 16-byte alignment of the dynamic segment).
 constexpr int kEpiSlots = EPI_TMA;               // C slots per consumer warpgroup (c_tma.cuh)
@@ -93,6 +109,8 @@ static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box has at most 256 rows"
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 static_assert(kClusterM == 1 || kClusterM == 2, "CLUSTER_M: 1 (no cluster) or 2 CTAs sharing each B tile");
 static_assert(kRaster % kClusterM == 0, "RASTER: whole clusters per rasterisation group");
+static_assert(!C_EVICT_FIRST || STORE64, "C_EVICT_FIRST marks the 16-byte stores of STORE64");
+static_assert(!kSerpentine || kPersistent, "K_SERPENTINE reverses K in a CTA's odd-numbered blocks: PERSISTENT only");
 static_assert(kTileBPart % kAlign == 0, "each CTA's part of B keeps the swizzle's 1024-byte alignment");
 
 }  // namespace wg
@@ -200,6 +218,41 @@ __device__ __forceinline__ void store_f16(const float (&acc)[128], uint16_t* blo
   }
 }
 
+// STORE64: one warp's 16 rows x 256 columns of the fragment (row0: C at the lane's first row,
+// column 0 of the block) stored 16 bytes a lane. Lane q = 2a + b of a quad holds the pairs of
+// column groups j at columns 8j + 2q + {0, 1}. For each 32-column group g and half h it keeps its
+// pair of group 4g + 2h + b, sends that of 4g + 2h + 1 - b to lane q ^ 1 (__shfl_xor_sync by 1) and
+// receives that lane's pair of 4g + 2h + b: it then holds columns 32g + 16h + 8b + 4a .. + 3, and
+// the quad 64 contiguous bytes of the row.
+template <typename Acc>
+__device__ __forceinline__ void store64(const Acc (&acc)[128], Acc* row0, int lane, int n) {
+  const int b = lane & 1, a = (lane >> 1) & 1;
+  uint32_t* base = reinterpret_cast<uint32_t*>(row0 + 8 * b + 4 * a);
+  [[maybe_unused]] const uint64_t policy = C_EVICT_FIRST ? hopper::policy_evict_first() : 0;
+#pragma unroll
+  for (int rh = 0; rh < 2; ++rh) {  // rows l / 4 and l / 4 + 8
+#pragma unroll
+    for (int g = 0; g < 8; ++g) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int j0 = 4 * g + 2 * h;
+        const uint32_t u00 = acc_bits(acc[4 * j0 + 2 * rh]), u01 = acc_bits(acc[4 * j0 + 2 * rh + 1]);
+        const uint32_t u10 = acc_bits(acc[4 * j0 + 4 + 2 * rh]), u11 = acc_bits(acc[4 * j0 + 4 + 2 * rh + 1]);
+        const uint32_t k0 = b ? u10 : u00, k1 = b ? u11 : u01;
+        const uint32_t g0 = __shfl_xor_sync(0xffffffffu, b ? u00 : u10, 1);
+        const uint32_t g1 = __shfl_xor_sync(0xffffffffu, b ? u01 : u11, 1);
+        const uint4 v = b ? uint4{g0, g1, k0, k1} : uint4{k0, k1, g0, g1};
+        uint32_t* dst = base + static_cast<int64_t>(8 * rh) * n + 32 * g + 16 * h;
+        if constexpr (C_EVICT_FIRST != 0) {
+          hopper::st_global_v4_hint(dst, v, policy);
+        } else {
+          *reinterpret_cast<uint4*>(dst) = v;
+        }
+      }
+    }
+  }
+}
+
 // C = A B for M x N (m, n) of C, k_bytes bytes per row of A and per column of B. C holds the
 // accumulator type (FP32 or INT32), or FP16 with kF16C (FP16 inputs only).
 template <typename Mma, bool kF16C = false>
@@ -235,7 +288,9 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
       int it = 0;
       for (int t = tiles.first; t < tiles.count; t += tiles.stride) {
         const tuned::BlockCoord blk = tiles.block(t);
-        for (int kt = 0; kt < k_tiles; ++kt, ++it) {
+        const bool backwards = kSerpentine && ((t - tiles.first) / tiles.stride) % 2 == 1;
+        for (int i = 0; i < k_tiles; ++i, ++it) {
+          const int kt = backwards ? k_tiles - 1 - i : i;  // the consumers need not know: integer sums
           const int s = it % kStages;
           const uint32_t parity = ((it / kStages) & 1) ^ 1;  // the consumers (of every CTA) are done with it
           hopper::mbarrier_wait(&empty[s], parity);
@@ -302,6 +357,10 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
       }
 #endif
       const int64_t row = static_cast<int64_t>(blk.m) * kBlockM + c * 64 + warp * 16 + lane / 4;
+      if constexpr (STORE64 != 0) {
+        store64(acc, static_cast<Acc*>(C_) + row * n + static_cast<int64_t>(blk.n) * kBlockN, lane, n);
+        continue;
+      }
       Acc* out = static_cast<Acc*>(C_) + row * n + static_cast<int64_t>(blk.n) * kBlockN + 2 * (lane % 4);
 #pragma unroll
       for (int j = 0; j < 32; ++j) {
