@@ -5,6 +5,7 @@ GPU runs)."""
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from pathlib import Path
 
@@ -221,12 +222,20 @@ def test_a_damaged_kept_run_is_refused_naming_its_file_and_the_page_is_not_writt
     assert benchmark.gpu_main(["--out", str(out)]) == 1 and not out.exists()
 
 
-def test_a_run_that_kept_no_timings_of_its_set_gets_no_fit_from_a_later_run():
+def test_a_run_that_kept_no_timings_of_its_set_gets_no_fit_from_a_later_run(tmp_path):
     """timings_ns present but without the job's set (or empty): no fit lines, rather than the
-    set's timings as a later run of the same day left them."""
+    set's timings as a later run of the same day left them. The later run here is the committed
+    registry set's timings.csv under a metadata.json dated the run's day."""
     run = REPO / "docs" / "gpu-runs" / "2026-12-03_whole_registry_same_output.csv"
     with open(run, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    assert benchmark.job_time_fit(rows, "2026-12-03") != []  # the set of the later run, same day
-    assert benchmark.job_time_fit(rows, "2026-12-03", kept={}) == []
-    assert benchmark.job_time_fit(rows, "2026-12-03", kept={"another_set": [["k", 512, 1.0]]}) == []
+    committed = REPO / "profiles" / "h200_580.159.04_ncu2025.3.1_registry"
+    later = tmp_path / committed.name
+    later.mkdir()
+    shutil.copy(committed / "timings.csv", later / "timings.csv")
+    (later / "metadata.json").write_text(json.dumps({"date": "2026-12-03T21:00:00+00:00"}), encoding="utf-8")
+    assert benchmark.job_time_fit(rows, "2026-12-03", profiles=tmp_path) != []  # the later run, same day
+    assert benchmark.job_time_fit(rows, "2026-12-04", profiles=tmp_path) == []  # not the run's day
+    assert benchmark.job_time_fit(rows, "2026-12-03", profiles=tmp_path, kept={}) == []
+    assert benchmark.job_time_fit(rows, "2026-12-03", profiles=tmp_path,
+                                  kept={"another_set": [["k", 512, 1.0]]}) == []
