@@ -290,7 +290,9 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
         const tuned::BlockCoord blk = tiles.block(t);
         const bool backwards = kSerpentine && ((t - tiles.first) / tiles.stride) % 2 == 1;
         for (int i = 0; i < k_tiles; ++i, ++it) {
-          const int kt = backwards ? k_tiles - 1 - i : i;  // the consumers need not know: integer sums
+          // the consumers need not know: only the order of the sum changes (INT32 sums exactly,
+          // FP32 sums within rounding)
+          const int kt = backwards ? k_tiles - 1 - i : i;
           const int s = it % kStages;
           const uint32_t parity = ((it / kStages) & 1) ^ 1;  // the consumers (of every CTA) are done with it
           hopper::mbarrier_wait(&empty[s], parity);
