@@ -33,7 +33,9 @@ before each), in rotating order over 6 rounds; then the wgmma ceilings of the sa
 process (clock control none) taking one launch of each build at N = 8192.
 
 Modes (from the repository root): `python l2.py` (the whole call, files into $OUT);
-`python l2.py profile` (the program ncu runs)."""
+`python l2.py profile` (the program ncu runs); `python l2.py check TAG N SMS` (one full check, the
+program compute-sanitizer runs). The first call ran this file before the second call's builds,
+KDIR, L2_SANITIZE and the check mode were added; unset, they change nothing."""
 import dataclasses, json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
