@@ -168,21 +168,6 @@ __device__ __forceinline__ void st_shared_v2(uint32_t dst, uint32_t x, uint32_t 
   asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(dst), "r"(x), "r"(y) : "memory");
 }
 
-// An L2 cache policy marking the lines it is given as the first to evict (PTX ISA,
-// createpolicy: fraction 1.0 of the accesses).
-__device__ __forceinline__ uint64_t policy_evict_first() {
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
-  return policy;
-}
-
-// Store 16 bytes to global memory under the L2 cache policy `policy` (policy_evict_first).
-__device__ __forceinline__ void st_global_v4_hint(void* dst, uint4 v, uint64_t policy) {
-  asm volatile("st.global.L2::cache_hint.v4.b32 [%0], {%1, %2, %3, %4}, %5;\n" ::"l"(dst), "r"(v.x), "r"(v.y),
-               "r"(v.z), "r"(v.w), "l"(policy)
-               : "memory");
-}
-
 // Fetch a tensor map into the cache ahead of its first use.
 __device__ __forceinline__ void prefetch_tensormap(const TensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");

@@ -65,11 +65,6 @@
 #ifndef STORE64
 #define STORE64 0
 #endif
-// C_EVICT_FIRST=1 (with STORE64): C's lines marked first to evict from L2, so that they push
-// fewer lines of A and B out.
-#ifndef C_EVICT_FIRST
-#define C_EVICT_FIRST 0
-#endif
 
 namespace wg {
 
@@ -109,7 +104,6 @@ static_assert(kBlockM <= 256 && kBlockN <= 256, "a TMA box has at most 256 rows"
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 static_assert(kClusterM == 1 || kClusterM == 2, "CLUSTER_M: 1 (no cluster) or 2 CTAs sharing each B tile");
 static_assert(kRaster % kClusterM == 0, "RASTER: whole clusters per rasterisation group");
-static_assert(!C_EVICT_FIRST || STORE64, "C_EVICT_FIRST marks the 16-byte stores of STORE64");
 static_assert(!kSerpentine || kPersistent, "K_SERPENTINE reverses K in a CTA's odd-numbered blocks: PERSISTENT only");
 static_assert(kTileBPart % kAlign == 0, "each CTA's part of B keeps the swizzle's 1024-byte alignment");
 
@@ -228,7 +222,6 @@ template <typename Acc>
 __device__ __forceinline__ void store64(const Acc (&acc)[128], Acc* row0, int lane, int n) {
   const int b = lane & 1, a = (lane >> 1) & 1;
   uint32_t* base = reinterpret_cast<uint32_t*>(row0 + 8 * b + 4 * a);
-  [[maybe_unused]] const uint64_t policy = C_EVICT_FIRST ? hopper::policy_evict_first() : 0;
 #pragma unroll
   for (int rh = 0; rh < 2; ++rh) {  // rows l / 4 and l / 4 + 8
 #pragma unroll
@@ -241,13 +234,8 @@ __device__ __forceinline__ void store64(const Acc (&acc)[128], Acc* row0, int la
         const uint32_t k0 = b ? u10 : u00, k1 = b ? u11 : u01;
         const uint32_t g0 = __shfl_xor_sync(0xffffffffu, b ? u00 : u10, 1);
         const uint32_t g1 = __shfl_xor_sync(0xffffffffu, b ? u01 : u11, 1);
-        const uint4 v = b ? uint4{g0, g1, k0, k1} : uint4{k0, k1, g0, g1};
-        uint32_t* dst = base + static_cast<int64_t>(8 * rh) * n + 32 * g + 16 * h;
-        if constexpr (C_EVICT_FIRST != 0) {
-          hopper::st_global_v4_hint(dst, v, policy);
-        } else {
-          *reinterpret_cast<uint4*>(dst) = v;
-        }
+        *reinterpret_cast<uint4*>(base + static_cast<int64_t>(8 * rh) * n + 32 * g + 16 * h) =
+            b ? uint4{g0, g1, k0, k1} : uint4{k0, k1, g0, g1};
       }
     }
   }

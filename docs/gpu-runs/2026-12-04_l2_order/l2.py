@@ -16,9 +16,10 @@ Builds (tag: kernel, tiling change, extra nvcc defines):
   serp16      K_SERPENTINE=1, raster 16
   s64         STORE64=1 (C 16 bytes a lane, ../2026-12-04_int8_store64/)
   serp16_s64  K_SERPENTINE=1, raster 16, STORE64=1
-  serp16_s64ef  the same with C_EVICT_FIRST=1 (C's 16-byte stores under an L2 evict-first policy)
+  serp16_s64ef  the same with C_EVICT_FIRST=1 (C's 16-byte stores under an L2 evict-first policy;
+              no longer in kernels/: apply c_evict_first.patch to a copy and pass it as KDIR)
   i4          int4_wgmma_persistent as registered (INT4 / INT8 in the same call)
-The second call (L2_PFX=l2b, KDIR=a copy of kernels/ with call2.patch applied: the trickled stores
+The second call (L2_PFX=l2b, KDIR=a copy of kernels/ with c_evict_first.patch and then call2.patch applied: the trickled stores
 of ../2026-12-04_overlap/overlap.patch merged with the above, and store64_int4.patch of
 ../2026-12-04_int8_store64/):
   tr16        EPI_OVERLAP=2 (trickled stores, the burst half 16 bytes a lane)
