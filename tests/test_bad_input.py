@@ -73,6 +73,32 @@ def test_empty_file(tmp_path, name):
         load_report(_write(tmp_path, name, b""))
 
 
+@pytest.mark.parametrize("name", ["int8_wmma_n512.ncu-rep", "int8_wmma_n512.ncu-rep.xz"])
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_a_folder_or_pipe_named_like_a_report_is_not_a_regular_file(tmp_path, name, kind):
+    path = tmp_path / name
+    path.mkdir() if kind == "folder" else os.mkfifo(path)
+    with pytest.raises(ReportError, match="is not a regular file") as e:
+        load_report(path)
+    assert name in str(e.value)
+
+
+def test_reading_a_plain_report_writes_nothing_beside_it(tmp_path, plain_bytes, good):
+    """The units of a plain report read after another report (in a child process, whose answer
+    goes through a file) leave no file in the report's folder, which may be read-only or read
+    by another process at the same moment."""
+    folder = tmp_path / "theirs"
+    folder.mkdir()
+    plain = _write(folder, "int8_wmma_n512.ncu-rep", plain_bytes)
+    code = ("import sys; from analysis.reports.ncu import load_report as r; a = r(sys.argv[1]); b = r(sys.argv[2]); "
+            "assert a.equals(b), 'the plain copy reads otherwise'")
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", code, str(good), str(plain)], check=True, cwd=REPO)
+    assert sorted(p.name for p in folder.iterdir()) == ["int8_wmma_n512.ncu-rep"]
+
+
 def test_truncated_xz(tmp_path, good_bytes):
     p = _write(tmp_path, "int8_wmma_n512.ncu-rep.xz", good_bytes[: len(good_bytes) // 2])
     with pytest.raises(ReportError, match="not a complete xz stream") as e:

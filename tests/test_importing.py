@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from analysis.errors import ReportError
-from analysis.reports.importing import PRESET, copy_checked_xz, import_report
+from analysis.reports.importing import PRESET, check_sources, copy_checked_xz, import_plan, import_report
 from analysis.reports.ncu import _xz_decompress_strict
 
 from .conftest import REPO
@@ -99,3 +99,26 @@ def test_an_import_job_names_a_damaged_file(foreign_dir, tmp_path, damage):
     assert proc.returncode == 1 and str(src) in proc.stderr
     assert ("not a complete xz stream" if damage == "cut" else "4 bytes after the end of the xz stream") in proc.stderr
     assert not (tmp_path / "out.ncu-rep.xz").exists()
+
+
+def test_an_import_of_one_report_under_two_names_says_so(foreign_dir, tmp_path):
+    src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
+    other = foreign_dir / "LakshyaSingh354__CudaCode__gemm_reps_naive__7bc2a745.ncu-rep.xz"
+    for name, what in (("mine.ncu-rep.xz", src), ("copy of mine.ncu-rep.xz", src), ("other.ncu-rep.xz", other)):
+        (tmp_path / name).write_bytes(what.read_bytes())
+    said = check_sources(import_plan(tmp_path))
+    assert said == ["config source: copy of mine.ncu-rep.xz, mine.ncu-rep.xz are the same bytes: the set would hold "
+                    "each of their launches twice, under two report names; leave all but one out of the import"]
+
+
+@pytest.mark.parametrize("what", ["missing", "folder", "not a report"])
+def test_an_import_job_refuses_what_is_no_report_in_one_line(tmp_path, what):
+    src = tmp_path / ("x.ncu-rep" if what != "folder" else "d.ncu-rep")
+    if what == "folder":
+        src.mkdir()
+    elif what == "not a report":
+        src.write_bytes((REPO / "README.md").read_bytes())
+    proc = subprocess.run([sys.executable, "-m", "analysis.reports.importing", str(src), str(tmp_path / "o.ncu-rep.xz")],
+                          cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 1 and proc.stderr.startswith(f"error: {src}") and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "o.ncu-rep.xz").exists()

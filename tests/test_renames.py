@@ -273,3 +273,13 @@ def test_versions_are_written_as_year_minor_patch():
     assert normalize_version(pd.NA) is None and normalize_version("") is None
     with pytest.raises(ValueError, match="not an Nsight Compute version"):
         normalize_version("ncu 2024.3")
+
+
+@pytest.mark.parametrize("args, says", [([], "no report given"), (["--foreign", "."], "no INDEX.tsv there")])
+def test_the_version_table_command_refuses_no_reports_and_writes_nothing(tmp_path, args, says, capsys):
+    from analysis.compare.renames import main
+
+    with pytest.raises(SystemExit) as e:
+        main([str(tmp_path / "versions.parquet"), *args])
+    assert e.value.code == 2 and says in capsys.readouterr().err
+    assert not (tmp_path / "versions.parquet").exists()

@@ -397,7 +397,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("reports", nargs="*", type=Path, help="more reports (version read from each)")
     ap.add_argument("--workers", type=int, default=1, help="reader processes at a time")
     args = ap.parse_intermixed_args(argv)
+    if args.foreign is not None and not (args.foreign / "INDEX.tsv").is_file():
+        ap.error(f"--foreign {args.foreign}: no INDEX.tsv there (a tab-separated file, ncu_version per report file)")
     todo = _corpus(args.foreign, args.profiles, args.reports)
+    if not todo:
+        ap.error("no report given (--foreign, --profiles or REPORT ...): nothing to build the table of; nothing written")
     table = build_version_table(todo, workers=args.workers)
     with atomic_path(args.out) as tmp:
         table.to_parquet(tmp, index=False)

@@ -82,10 +82,11 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     once the files are stored.
 
     Returns:
-        One warning per plain ``.ncu-rep`` source: no checksum guards it, and ncu writes a
-        block per launch, so a file cut between two launches reads as a whole report with
-        fewer; the warning gives the launch count it holds to check against what was
-        profiled.
+        Warnings: one for the plain ``.ncu-rep`` sources (no checksum guards them, and ncu
+        writes a block per launch, so a file cut between two launches reads as a whole
+        report with fewer; it gives the launch count each holds to check against what was
+        profiled), and one per group of sources of identical bytes (the set would hold each
+        of their launches twice, under two report names).
 
     Raises:
         ConfigError: naming every such file (its original name) and the cause.
@@ -139,11 +140,39 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     if bad:
         raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports "
                           "or contradict their names: " + "; ".join(bad))
+    warnings = [f"config source: {', '.join(names)} are the same bytes: the set would hold each of their launches "
+                "twice, under two report names; leave all but one out of the import"
+                for names in _same_bytes(plan.values())]
     if not plain:
-        return []
+        return warnings
     return [f"config source: {len(plain)} plain report(s), which no checksum guards: {', '.join(plain)}; a plain "
             "report cut between two launches reads as a whole one with fewer launches, so check these counts "
-            "against what was profiled (xz-compress reports where they are made: xz's checksum then guards them)"]
+            "against what was profiled (xz-compress reports where they are made: xz's checksum then guards them)",
+            *warnings]
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _same_bytes(paths) -> list[list[str]]:
+    """Names of the files among ``paths`` whose bytes are identical, in groups of two or more
+    (sizes compared first: only files of one size are hashed)."""
+    by_size: dict[int, list[Path]] = {}
+    for p in paths:
+        by_size.setdefault(Path(p).stat().st_size, []).append(Path(p))
+    groups: dict[str, list[str]] = {}
+    for same_size in by_size.values():
+        if len(same_size) > 1:
+            for p in same_size:
+                groups.setdefault(_sha256(p), []).append(p.name)
+    return [sorted(names) for names in groups.values() if len(names) > 1]
 
 
 def read_import_record(path: str | Path) -> list[list[str]]:
@@ -290,8 +319,6 @@ def write_import_record(plan: dict[str, str | Path], out: str | Path, earlier: l
     Raises:
         OSError: a source file cannot be read.
     """
-    import hashlib
-
     import pandas as pd
 
     from analysis.io import write_csv
@@ -299,11 +326,7 @@ def write_import_record(plan: dict[str, str | Path], out: str | Path, earlier: l
     rows = []
     for stem, src in sorted(plan.items()):
         src = Path(src)
-        h = hashlib.sha256()
-        with open(src, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-        rows.append((stem, src.name, str(src), h.hexdigest()))
+        rows.append((stem, src.name, str(src), _sha256(src)))
     new = pd.DataFrame(rows, columns=IMPORT_RECORD_COLUMNS)
     out = Path(out)
     if earlier:
@@ -321,9 +344,16 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m analysis.reports.importing SRC DST", file=sys.stderr)
         return 2
     try:
+        from analysis.reports.report_info import report_facts
+
+        if report_facts(args[0])[1] == 0:  # a whole report of at least one launch, as check_sources asks
+            raise ConfigError(f"{args[0]}: holds no profiled launch; leave it out of the import")
         import_report(*args)
     except AnalysisError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"error: {exc.filename or args[0]}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(f"{args[0]} -> {args[1]}")
     return 0

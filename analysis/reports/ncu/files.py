@@ -19,11 +19,22 @@ _XZ_MAGIC = b"\xfd7zXZ\x00"
 REPROFILE = "profile the kernel again, or remove the file from its set"
 
 
+def private_tmpdir(prefix: str) -> Path:
+    """A new folder only this process knows (``tempfile.mkdtemp``, mode 0700), in
+    memory-backed ``/dev/shm`` where it exists and is writable, else the system's
+    temporary folder. The caller removes it."""
+    shm = Path("/dev/shm")
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+
+
 @contextlib.contextmanager
 def _plain_report(path: Path) -> Iterator[Path]:
     """Yield a path ``ncu_report`` can open: the file itself, or an xz-decompressed copy."""
     if not path.exists():
         raise ReportError(path, "file does not exist")
+    if not path.is_file():
+        raise ReportError(path, "is not a regular file (a folder, a pipe or a device)",
+                          "pass an Nsight Compute report, as written by ncu --export")
     if path.stat().st_size == 0:
         raise ReportError(path, "file is empty", REPROFILE)
     if not path.name.endswith((".ncu-rep", ".ncu-rep.xz")):
@@ -33,8 +44,7 @@ def _plain_report(path: Path) -> Iterator[Path]:
         yield path
         return
     # decompressed into memory-backed /dev/shm where there is one: the copy is read once
-    shm = Path("/dev/shm")
-    tmpdir = Path(tempfile.mkdtemp(prefix="ncu-rep-", dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+    tmpdir = private_tmpdir("ncu-rep-")
     try:
         plain = tmpdir / path.name[: -len(".xz")]
         _xz_decompress_strict(path, plain)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import itertools
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +20,7 @@ from pathlib import Path
 import ncu_report
 
 from analysis.errors import ReportError
-from analysis.reports.ncu.files import REPROFILE
+from analysis.reports.ncu.files import REPROFILE, private_tmpdir
 from analysis.reports.ncu.launches import _actions, _metric_value
 
 
@@ -238,8 +240,12 @@ class _AttributeServer:
         if os.WEXITSTATUS(status) != 0:
             raise ReportError(path, "the native report reader could not read its units and metric types",
                               REPROFILE)
-        with open(out, encoding="utf-8") as fh:
-            return json.load(fh)
+        try:
+            with open(out, encoding="utf-8") as fh:
+                return json.load(fh)
+        except (OSError, ValueError) as exc:
+            raise ReportError(path, f"the answer of the process reading units and metric types is unreadable "
+                                    f"({exc})", "read the report again; if it recurs, use load_report_isolated") from None
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -288,6 +294,8 @@ class _Pending:
             return self.srv.answer(path, self.out, self.timeout)
         finally:
             self.srv.lock.release()
+            with contextlib.suppress(OSError):
+                os.unlink(self.out)
 
     def get_own(self, path: Path) -> list:
         """:meth:`get` of a report of the server's chip: the server is warm after it."""
@@ -299,6 +307,31 @@ class _Pending:
         if not self.done:
             with contextlib.suppress(ReportError, OSError, ValueError):
                 self.get(Path(self.out))
+
+
+#: This process's private folder of the children's answers (pid -> folder; a forked
+#: process makes its own), and the running number that names each answer in it.
+_ANSWER_DIRS: dict[int, Path] = {}
+_ANSWER_COUNT = itertools.count()
+
+
+def _answer_path(kind: str) -> Path:
+    """A fresh path for one child's answer, in a folder private to this process
+    (:func:`analysis.reports.ncu.files.private_tmpdir`): never beside the report, whose
+    folder may be read-only, or read by another process at the same moment."""
+    pid = os.getpid()
+    with _PROCESS_LOCK:
+        folder = _ANSWER_DIRS.get(pid)
+        if folder is None or not folder.is_dir():
+            folder = _ANSWER_DIRS[pid] = private_tmpdir("ncu-attributes-")
+        return folder / f"attributes-{kind}-{next(_ANSWER_COUNT)}.json"
+
+
+@atexit.register
+def _remove_answer_dir() -> None:
+    folder = _ANSWER_DIRS.pop(os.getpid(), None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _ask(chip: str | None, plain: Path, other_only: bool, timeout: float = 600,
@@ -313,7 +346,7 @@ def _ask(chip: str | None, plain: Path, other_only: bool, timeout: float = 600,
             return None
     else:
         srv = _server(chip)
-    out = plain.parent / f"attributes-{'early' if early else 'other' if other_only else 'all'}.json"
+    out = _answer_path("early" if early else "other" if other_only else "all")
     srv.lock.acquire()
     try:
         srv.ask(plain, out, other_only, timeout)
