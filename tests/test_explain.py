@@ -17,6 +17,8 @@ import pandas as pd
 import pytest
 
 from analysis.compare.diff import compare_metric_tables
+from analysis.compare.explain import write_comparison_explanations
+from analysis.errors import AnalysisError
 from analysis.reports.noise import duration_interval, model_n, noise_model, read_noise_model
 from analysis.reports.parse import write_set_tables
 from analysis.study.claims import cause_note
@@ -60,7 +62,7 @@ def knobs(tmp_path_factory, model) -> SetEvidence:
     tmp = tmp_path_factory.mktemp("knobs")
     out = _tables(tmp, DEFAULT_SET, [SET_DIR / "reports" / f"{k}_n8192.ncu-rep.xz" for k in KNOB_KERNELS])
     return load_set_evidence(DEFAULT_SET, out["per_metric"], out["instances"], out["findings"], out["hotspots"],
-                             SET_DIR / "timings.csv", None, model, "noise model of the _noise set")
+                             SET_DIR / "timings.csv", None, model, "noise model of the _noise set", table=out["metrics"])
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +170,7 @@ def test_a_report_without_rule_results_gives_no_findings_and_says_so(foreign_dir
     said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]
     assert len(said) == 1 and NO_RULES in said[0] and "no guided-analysis rule results" in said[0]
     ev = load_set_evidence("foreign", out["per_metric"], out["instances"], out["findings"], out["hotspots"],
-                           model=model)
+                           model=model, table=out["metrics"])
     assert ev.findings.empty
     assert "hold no rule results" in findings_page("foreign", ev.findings)
     kernels = ev.metrics[["kernel", "source", "occurrence"]].drop_duplicates()
@@ -181,7 +183,7 @@ def test_a_report_without_rule_results_gives_no_findings_and_says_so(foreign_dir
 def test_a_foreign_pair_of_kernels_is_decomposed(foreign_dir, tmp_path, model):
     out = _tables(tmp_path, "foreign", [foreign_dir / f"{n}.ncu-rep.xz" for n in FOREIGN_PAIR])
     ev = load_set_evidence("foreign", out["per_metric"], out["instances"], out["findings"], out["hotspots"],
-                           model=model, model_name="H200 model")
+                           model=model, model_name="H200 model", table=out["metrics"])
     m = ev.metrics[["kernel", "source"]].drop_duplicates().set_index("source")["kernel"]
     la = ev.launch(m[FOREIGN_PAIR[0]], pd.NA, source=FOREIGN_PAIR[0])
     lb = ev.launch(m[FOREIGN_PAIR[1]], pd.NA, source=FOREIGN_PAIR[1])
@@ -265,3 +267,78 @@ def test_the_timing_samples_are_the_launches_timings_csv_summarises(tmp_path):
     bad.to_csv(tmp_path / "timing_samples.csv", index=False)
     with pytest.raises(SetFileError, match=r"timing_samples\.csv: timing samples: ns"):
         read_timing_samples(tmp_path / "timing_samples.csv")
+
+
+# --- launches that share a name: template instantiations, NVTX ranges, repeated launches ---------------
+
+DATA = REPO / "tests" / "data"
+#: tests/data/README.md: several_full holds add three times, axpy<float> and axpy<double>, two
+#: instantiations of apply and scale; templates scale<float> twice, scale<double> and scale<int>;
+#: ranges_ab the NVTX ranges alpha and beta, both of ncu's name `range`.
+NAME_SHARING = ["several_full", "templates", "ranges_ab"]
+
+
+def _evidence(tmp, name, reports):
+    out = _tables(tmp, name, reports)
+    return out, load_set_evidence(name, out["per_metric"], out["instances"], out["findings"], out["hotspots"],
+                                  table=out["metrics"])
+
+
+@pytest.mark.parametrize("report", NAME_SHARING)
+def test_each_launch_gets_its_own_instructions_findings_and_hot_spots(tmp_path, report):
+    out, ev = _evidence(tmp_path, report, [DATA / f"{report}.ncu-rep.xz"])
+    ids = pd.read_parquet(out["metrics"], columns=["report", "launch", "kernel", "mangled", "range_name", "occurrence"])
+    ids = ids.drop_duplicates(["report", "launch"])
+    inst = pd.read_parquet(out["instances"])
+    inst = inst[inst["metric"] == "sass__inst_executed_per_opcode"]
+    labels = []
+    for r in ids.itertuples():
+        la = ev.launch(r.kernel, pd.NA, occurrence=r.occurrence, mangled=r.mangled, range_name=r.range_name)
+        assert la.opcodes.sum() == inst.loc[inst["launch"] == r.launch, "value"].sum()
+        assert len(la.findings) > 0 and set(la.findings["launch"]) == {r.launch}
+        assert set(la.hotspots["launch"]) <= {r.launch}
+        labels.append(la.label)
+    assert len(set(labels)) == len(ids), labels  # every launch told apart on the pages
+    if report == "several_full":  # scale's instructions are its own (2048), not those of launch 0 (add, 2560)
+        assert ev.launch("scale", pd.NA).opcodes.sum() == 2048
+        assert "void axpy<double>" in ev.launch("axpy", pd.NA, mangled="_Z4axpyIdEvT_PKS0_PS0_i").label
+
+
+def test_a_launch_named_only_by_a_name_it_shares_is_refused(tmp_path):
+    _, ev = _evidence(tmp_path, "several_full", [DATA / "several_full.ncu-rep.xz"])
+    with pytest.raises(AnalysisError, match=r"axpy at no N, occurrence 0, in report several_full is 2 launches "
+                                            r"\(_Z4axpyIdEvT_PKS0_PS0_i; _Z4axpyIfEvT_PKS0_PS0_i\)"):
+        ev.launch("axpy", pd.NA)
+
+
+@pytest.mark.parametrize("baseline, candidate", [("several_full", "several_full"), ("templates", "templates"),
+                                                 ("ranges_ab", "ranges_ba")])
+def test_a_comparison_explains_each_instantiation_and_range_apart(tmp_path, baseline, candidate):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    out_a, a = _evidence(tmp_path / "a", "a", [DATA / f"{baseline}.ncu-rep.xz"])
+    out_b, b = _evidence(tmp_path / "b", "b", [DATA / f"{candidate}.ncu-rep.xz"])
+    diff = compare_metric_tables(pd.read_parquet(out_a["per_metric"]), pd.read_parquet(out_b["per_metric"]))
+    table = write_comparison_explanations(diff, a, b, tmp_path / "e.md", tmp_path / "e.csv", tmp_path / "e.png", None)
+    page = (tmp_path / "e.md").read_text()
+    ids = pd.read_parquet(out_a["metrics"], columns=["kernel", "mangled", "range_name"]).drop_duplicates()
+    sections = [line for line in page.splitlines() if line.startswith("## ")]
+    assert len(sections) == len(ids)  # one per instantiation or range, none pooled with another
+    pairs = set(zip(table["launch_a"], table["launch_b"]))
+    launches = pd.read_parquet(out_a["metrics"], columns=["report", "launch"]).drop_duplicates().shape[0]
+    assert len(pairs) == table["launch_a"].nunique() == launches  # every launch explained, each once
+    if baseline == "ranges_ab":  # matched by range name, whichever order the program ran the ranges in
+        assert {s.split(" (")[0] for s in sections} == {"## range alpha", "## range beta"}
+        assert pairs == {("range alpha (ranges_ab)", "range alpha (ranges_ba)"),
+                         ("range beta (ranges_ab)", "range beta (ranges_ba)")}
+    else:
+        assert all(x == y for x, y in pairs)
+
+
+def test_the_findings_page_gives_each_launch_of_a_shared_name_its_own_heading(tmp_path):
+    _, ev = _evidence(tmp_path, "several_full", [DATA / "several_full.ncu-rep.xz"])
+    heads = [line for line in findings_page("several_full", ev.findings).splitlines() if line.startswith("## ")]
+    assert len(heads) == ev.findings[["report", "launch"]].drop_duplicates().shape[0] == 8
+    assert "## add, no N: add(const float *, const float *, float *, int) [occurrence 2] (report several_full, " \
+           "launch 2)" in heads
+    assert "## scale, no N" in heads  # a name of one launch keeps its plain heading

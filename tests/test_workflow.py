@@ -125,6 +125,10 @@ def test_compare_target(workdir):
     assert (out / "headline.png").stat().st_size > 10_000
     meta = pd.read_csv(out / "metadata.csv").set_index("field")
     assert bool(meta.loc["nvcc_version", "differs"])
+    apart = "a10g_ncu2023.1.1_esmm"  # an imported set of other kernels: no launch in common
+    none = snakemake(workdir, "compare", "--config", "gpu=off", f"baseline={a}", f"candidate={apart}")
+    assert none.returncode == 0, none.stderr[-3000:]
+    assert f"warning: {apart} against {a}: no launch of either set is matched in the other" in none.stderr
     bad = snakemake(workdir, "-n", "compare", "--config", "gpu=off", f"baseline={a}", "candidate=nowhere")
     assert bad.returncode != 0 and "profile set 'nowhere' not found" in bad.stdout + bad.stderr
     half = snakemake(workdir, "-n", "compare", "--config", "gpu=off", f"baseline={a}")

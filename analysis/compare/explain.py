@@ -23,9 +23,10 @@ MAX_PANELS = 24
 
 
 def matched_launches(diff: pd.DataFrame) -> pd.DataFrame:
-    """One row per launch pair the comparison matched on both sides: kernel, n,
-    occurrence, report_baseline, report_candidate, match."""
-    cols = ["kernel", "n", "occurrence", "report_baseline", "report_candidate", "match"]
+    """One row per launch pair the comparison matched on both sides: kernel, mangled,
+    range_name, n, occurrence, report_baseline, report_candidate, match (a matched pair
+    shares its mangled name and range: :func:`analysis.compare.diff.match_launches`)."""
+    cols = ["kernel", "mangled", "range_name", "n", "occurrence", "report_baseline", "report_candidate", "match"]
     both = diff[diff["report_baseline"].notna() & diff["report_candidate"].notna()]
     return both[cols].drop_duplicates().reset_index(drop=True)
 
@@ -38,11 +39,14 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
     and the figure (``out_png``, and ``out_pdf`` unless None). Returns the table."""
     launches = matched_launches(diff)
     rows, sections, panels = [], [], []
-    for kernel, g in launches.groupby("kernel", sort=True):
+    # a kernel is one function under one mangled name (a template's instantiations are several) and range
+    for (kernel, _, _), g in launches.groupby(["kernel", "mangled", "range_name"], sort=True, dropna=False):
         best = None
         for r in g.sort_values("n", na_position="first").itertuples():
-            la = base.launch(kernel, r.n, source=r.report_baseline, occurrence=int(r.occurrence))
-            lb = cand.launch(kernel, r.n, source=r.report_candidate, occurrence=int(r.occurrence))
+            la = base.launch(kernel, r.n, source=r.report_baseline, occurrence=int(r.occurrence),
+                             mangled=r.mangled, range_name=r.range_name)
+            lb = cand.launch(kernel, r.n, source=r.report_candidate, occurrence=int(r.occurrence),
+                             mangled=r.mangled, range_name=r.range_name)
             if la is None or lb is None:
                 continue
             e, parts = explain_launches(la, lb, factor)

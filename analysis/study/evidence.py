@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from analysis.errors import AnalysisError
 from analysis.reports.noise import duration_interval, duration_interval_from_quantiles, model_noise
 from analysis.study.explain import DURATION, STALL_PREFIX, STALL_SUFFIX
 
@@ -22,13 +23,25 @@ from analysis.study.explain import DURATION, STALL_PREFIX, STALL_SUFFIX
 #: split by.
 OPCODES = "sass__inst_executed_per_opcode"
 
+#: What :attr:`SetEvidence.launches` holds per launch: the report, the launch's position in
+#: it, and its identity in the set's tables (rule parse_set's metrics.parquet).
+LAUNCH_COLUMNS = ["report", "launch", "kernel", "mangled", "range_name", "n", "occurrence"]
+
+#: ``range_name`` not given to :meth:`SetEvidence.launch` (NA is a value: a kernel launch).
+_ANY = object()
+
 
 @dataclass
 class Launch:
     """One launch's evidence.
 
     Attributes:
-        label: ``kernel at N = n`` (or the report's name for a launch without N).
+        label: ``kernel at N = n`` (or the report's name for a launch without N); where the
+            set holds the kernel under several mangled names (template instantiations) or
+            NVTX ranges, the demangled name or ``range {name}`` in place of the kernel's.
+        report, mangled, range_name: the report stem (:func:`analysis.names.report_stem`)
+            whose instances, findings and hot spots are the launch's, ncu's mangled name and
+            the NVTX range (None for a kernel launch).
         values: metric -> value (per-metric table; median over repeats).
         noise: metric -> noise_rel; noise_source: metric -> where it comes from.
         opcodes: SASS opcode -> executed instructions (empty where the report has none).
@@ -46,17 +59,24 @@ class Launch:
     findings: pd.DataFrame
     hotspots: pd.DataFrame
     report: str = ""
+    mangled: str | None = None
+    range_name: str | None = None
 
 
 @dataclass
 class SetEvidence:
-    """What a set's tables hold for explanations (:func:`load_set_evidence`)."""
+    """What a set's tables hold for explanations (:func:`load_set_evidence`).
+
+    ``launches``: one row per launch of each report (columns :data:`LAUNCH_COLUMNS`), which
+    ties a launch's identity in the per-metric table to its position in its report, the key
+    of its instances, findings and hot spots."""
 
     name: str
     metrics: pd.DataFrame
     instances: pd.DataFrame
     findings: pd.DataFrame
     hotspots: pd.DataFrame
+    launches: pd.DataFrame
     timings: pd.DataFrame | None = None
     samples: pd.DataFrame | None = None
     model: pd.DataFrame | None = None
@@ -72,42 +92,82 @@ class SetEvidence:
 
     @cached_property
     def _arrays(self) -> tuple[np.ndarray, ...]:
-        """Plain arrays of the columns a launch needs (source, metric, value, noise_rel): taking
-        rows of the Arrow-backed string columns cost most of :meth:`launch`'s time."""
+        """Plain arrays of the columns a launch needs (source, mangled, range_name, demangled,
+        metric, value, noise_rel; NA as None): taking rows of the Arrow-backed string columns
+        cost most of :meth:`launch`'s time."""
         m = self.metrics
-        return (m["source"].to_numpy(dtype=object), m["metric"].to_numpy(dtype=object),
+        return (m["source"].to_numpy(dtype=object), _names(m, "mangled"), _names(m, "range_name"),
+                _names(m, "demangled"), m["metric"].to_numpy(dtype=object),
                 m["value"].to_numpy(dtype="float64"), m["noise_rel"].to_numpy(dtype="float64", na_value=np.nan))
 
     @cached_property
+    def _variants(self) -> dict:
+        """kernel -> how many (mangled name, NVTX range) the set holds it under."""
+        m = self.metrics
+        ids = pd.DataFrame({"kernel": m["kernel"], "mangled": _names(m, "mangled"), "range": _names(m, "range_name")})
+        return ids.drop_duplicates().groupby("kernel", sort=False).size().to_dict()
+
+    @cached_property
+    def _position(self) -> dict:
+        """(report, mangled, range_name, N key, occurrence) -> the launch's position in its report."""
+        t = self.launches
+        return {(r, m, g, _nkey(n), int(o)): int(la) for r, m, g, n, o, la in zip(
+            t["report"], _names(t, "mangled"), _names(t, "range_name"), t["n"], t["occurrence"], t["launch"])}
+
+    @cached_property
     def _opcode_index(self) -> dict:
-        return _index(self.instances, ["report", "n"])
+        return _index(self.instances, ["report", "launch"])
 
     @cached_property
     def _findings_index(self) -> dict:
-        return _index(self.findings, ["report", "n", "occurrence"])
+        return _index(self.findings, ["report", "launch"])
 
     @cached_property
     def _hotspot_index(self) -> dict:
-        return _index(self.hotspots, ["report", "n", "occurrence"])
+        return _index(self.hotspots, ["report", "launch"])
 
     @cached_property
     def _reports(self) -> list[str]:
-        return sorted(set(self.instances["report"].dropna())
-                      | set(self.findings.get("report", pd.Series(dtype="string")).dropna()))
+        return sorted(set(self.launches["report"].dropna()))
 
-    def launch(self, kernel: str, n, source: str | None = None, occurrence: int = 0) -> Launch | None:
-        """The launch of ``kernel`` at ``n`` (``source``: its report stem without ``_r{R}``,
-        needed only where several reports hold the kernel; the first otherwise), or None
-        where the set has no such launch."""
+    def launch(self, kernel: str, n, source: str | None = None, occurrence: int = 0, *,
+               mangled=_ANY, range_name=_ANY) -> Launch | None:
+        """The launch of ``kernel`` at ``n``, or None where the set has no such launch.
+
+        ``source``: its report stem without ``_r{R}``, needed only where several reports hold
+        the kernel (the first otherwise). ``mangled`` and ``range_name``: ncu's mangled name
+        and the NVTX range (NA: a kernel launch), needed only where the report holds the
+        kernel under several (not given: any).
+
+        Raises:
+            AnalysisError: the report holds several launches of ``kernel`` at ``n`` and
+                ``occurrence`` (other mangled names or ranges) and ``mangled`` /
+                ``range_name`` do not pick one; the message lists them.
+        """
         nkey = _nkey(n)
         idx = self._launch_index.get((kernel, nkey, occurrence))
         if idx is None:
             return None
-        sources, metric_names, vals, rel = (a[idx] for a in self._arrays)
-        keep = sources == (source if source is not None else sources[0])
+        sources, manglings, ranges, demangled, metric_names, vals, rel = (a[idx] for a in self._arrays)
+        keep = np.ones(len(sources), dtype=bool)
+        if mangled is not _ANY:
+            keep &= manglings == (None if pd.isna(mangled) else str(mangled))
+        if range_name is not _ANY:
+            keep &= ranges == (None if pd.isna(range_name) else str(range_name))
+        if not keep.any():
+            return None
+        keep &= sources == (source if source is not None else sources[keep][0])
         if not keep.any():
             return None
         src = str(sources[keep][0])
+        variants = sorted(set(zip(manglings[keep], ranges[keep])), key=str)
+        if len(variants) > 1:
+            listed = "; ".join(f"{m_}" + (f" in range {r_}" if r_ is not None else "") for m_, r_ in variants)
+            raise AnalysisError(f"set {self.name}: {kernel} at {'N = ' + str(int(n)) if pd.notna(n) else 'no N'}, "
+                                f"occurrence {occurrence}, in report {src} is {len(variants)} launches ({listed}): "
+                                "name one by its mangled name and range")
+        the_mangled, the_range = variants[0]
+        the_demangled = demangled[keep][0]
         index = pd.Index(metric_names[keep], name="metric")
         values = pd.Series(vals[keep], index=index, name="value")
         repeat_noise = pd.Series(rel[keep], index=index, name="noise_rel")
@@ -120,14 +180,21 @@ class SetEvidence:
         # itself where the set has it, else its first repeat
         got = _reports_of(self._reports, src)
         report = got[0] if got else src
-        opc = _rows(self.instances, self._opcode_index, (report, nkey))
-        launches = sorted(opc["launch"].unique())
-        opc = opc[opc["launch"] == launches[occurrence]] if len(launches) > occurrence else opc.iloc[0:0]
+        # the launch's position in that report: the key of its instances, findings and hot spots
+        at = self._position.get((report, the_mangled, the_range, nkey, int(occurrence)))
+        key = (report, at)
+        opc = _rows(self.instances, self._opcode_index, key) if at is not None else self.instances.iloc[0:0]
         opcodes = opc.groupby("key")["value"].sum()
-        findings = _rows(self.findings, self._findings_index, (report, nkey, occurrence))
-        hot = _rows(self.hotspots, self._hotspot_index, (report, nkey, occurrence))
-        label = f"{kernel} at N = {int(n)}" if pd.notna(n) else f"{kernel} ({src})"
-        return Launch(kernel, n, label, values, noise, source_of, opcodes, findings, hot, src)
+        findings = _rows(self.findings, self._findings_index, key) if at is not None else self.findings.iloc[0:0]
+        hot = _rows(self.hotspots, self._hotspot_index, key) if at is not None else self.hotspots.iloc[0:0]
+        name = kernel
+        if self._variants.get(kernel, 1) > 1:  # instantiations or ranges of one name: say which
+            name = f"range {the_range}" if the_range is not None else (the_demangled or the_mangled or kernel)
+        label = f"{name} at N = {int(n)}" if pd.notna(n) else f"{name} ({src})"
+        if occurrence:  # a later launch of the same kernel (and N) in its report
+            label += f" [occurrence {int(occurrence)}]"
+        return Launch(kernel, n, label, values, noise, source_of, opcodes, findings, hot, src, the_mangled,
+                      the_range)
 
     def _model_at(self, n) -> pd.Series:
         """The noise model's noise_rel per metric at N ``n`` (:func:`model_noise`), once per N."""
@@ -141,6 +208,14 @@ class SetEvidence:
                                   self.model)
                 self._noise_at[key] = pd.Series(got.to_numpy(), index=metrics.to_numpy())
         return self._noise_at[key]
+
+
+def _names(table: pd.DataFrame, column: str) -> np.ndarray:
+    """A string column as an object array with None for NA (None where the table lacks it)."""
+    if column not in table:
+        return np.full(len(table), None, dtype=object)
+    col = table[column].astype("string")
+    return np.where(col.isna().to_numpy(), None, col.fillna("").to_numpy(dtype=object))
 
 
 def _nkey(n) -> float:
@@ -172,8 +247,9 @@ def _reports_of(names: list[str], source: str) -> list[str]:
 
 def load_set_evidence(name: str, per_metric: str | Path, instances: str | Path, findings: str | Path,
                       hotspots: str | Path, timings: str | Path | None = None, samples: str | Path | None = None,
-                      model: str | Path | None = None, model_name: str = "") -> SetEvidence:
-    """Read a set's tables (rule parse_set's outputs, the set's timings.csv and
+                      model: str | Path | None = None, model_name: str = "", *, table: str | Path) -> SetEvidence:
+    """Read a set's tables (rule parse_set's outputs: ``table`` is its metrics.parquet, of
+    which only the launches' identity is read; the set's timings.csv and
     timing_samples.csv where it has them, the noise model where there is one).
 
     Raises:
@@ -184,8 +260,13 @@ def load_set_evidence(name: str, per_metric: str | Path, instances: str | Path, 
     from analysis.reports.setfiles import read_timing_samples, read_timings
 
     inst = pd.read_parquet(instances, columns=["report", "kernel", "repeat", "n", "launch", "metric", "key", "value"])
+    try:
+        launches = pd.read_parquet(table, columns=LAUNCH_COLUMNS).drop_duplicates(["report", "launch"])
+    except (OSError, ValueError, KeyError) as exc:  # pyarrow's missing-column error is an ArrowInvalid (ValueError)
+        raise AnalysisError(f"{table}: cannot read the launches of set {name} from it ({exc}); make the set's "
+                            "tables again (rule parse_set)") from None
     return SetEvidence(name, read_metric_table(per_metric), inst[inst["metric"] == OPCODES],
-                       pd.read_parquet(findings), pd.read_parquet(hotspots),
+                       pd.read_parquet(findings), pd.read_parquet(hotspots), launches.reset_index(drop=True),
                        read_timings(timings) if timings else None,
                        read_timing_samples(samples) if samples and Path(samples).exists() else None,
                        read_noise_model(model) if model else None, model_name)
@@ -255,7 +336,8 @@ def duration_change(ev_a: SetEvidence, a: Launch, ev_b: SetEvidence, b: Launch, 
     exceeds ``factor`` times the run-to-run noise of the duration (``noise_rel`` of
     ``gpu__time_duration.sum``, the larger side's: repeats, else the noise model), where
     that noise is known."""
-    run = np.nanmax([a.noise.get(DURATION, np.nan), b.noise.get(DURATION, np.nan), np.nan])
+    known = [v for v in (a.noise.get(DURATION, np.nan), b.noise.get(DURATION, np.nan)) if not pd.isna(v)]
+    run = float(max(known)) if known else math.nan
     run_src = a.noise_source.get(DURATION, "") or b.noise_source.get(DURATION, "")
     run_text = (f"; run-to-run noise of ncu's duration {run * 100:.2f} % ({run_src})" if not math.isnan(run) else
                 "; run-to-run noise unknown")

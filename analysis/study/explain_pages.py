@@ -136,17 +136,23 @@ def findings_page(set_name: str, findings: pd.DataFrame) -> str:
     if findings.empty:
         out.append("The set's reports hold no rule results.\n")
         return "\n".join(out)
-    f = findings.sort_values(["kernel", "n", "speedup_pct"], ascending=[True, True, False], na_position="last")
-    for (kernel, n), g in f.groupby(["kernel", "n"], sort=False, dropna=False):
-        shown = g[g["kind"].isin(["optimization", "warning", "error", "unreadable"])]
-        at = f"N = {int(n)}" if pd.notna(n) else "no N"
-        out.append(f"## {kernel}, {at}\n")
-        table = pd.DataFrame({"rule": shown["rule"], "title": shown["title"].fillna(""), "kind": shown["kind"],
-                              "speedup %": shown["speedup_pct"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}"),
-                              "type": shown["speedup_type"].fillna(""),
-                              "message": shown["message"].fillna("").str.slice(0, 300)})
-        out.append(_md_table(table))
-        out.append(f"\n{len(g) - len(shown)} results of kind ok or none.\n")
+    f = findings.sort_values(["kernel", "n", "report", "launch", "speedup_pct"],
+                             ascending=[True, True, True, True, False], na_position="last")
+    for (kernel, n), per_kernel in f.groupby(["kernel", "n"], sort=False, dropna=False):
+        launches = list(per_kernel.groupby(["report", "launch"], sort=False))
+        for (report, launch), g in launches:
+            shown = g[g["kind"].isin(["optimization", "warning", "error", "unreadable"])]
+            at = f"N = {int(n)}" if pd.notna(n) else "no N"
+            # several launches of one kernel name and N (instantiations, ranges, repeated launches): each its own
+            which = f": {_launch_name(g.iloc[0], kernel)} (report {report}, launch {int(launch)})" \
+                if len(launches) > 1 else ""
+            out.append(f"## {kernel}, {at}{which}\n")
+            table = pd.DataFrame({"rule": shown["rule"], "title": shown["title"].fillna(""), "kind": shown["kind"],
+                                  "speedup %": shown["speedup_pct"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}"),
+                                  "type": shown["speedup_type"].fillna(""),
+                                  "message": shown["message"].fillna("").str.slice(0, 300)})
+            out.append(_md_table(table))
+            out.append(f"\n{len(g) - len(shown)} results of kind ok or none.\n")
     return "\n".join(out)
 
 
@@ -168,12 +174,28 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
         g = g[g["report"] == g["report"].iloc[0]].sort_values(["launch", "rank"])
         at = f"N = {int(top_n)}" if pd.notna(top_n) else "no N"
         out.append(f"## {kernel}, {at}\n")
-        src = g["file"].fillna("").str.replace(r"^.*/(kernels/)", r"\1", regex=True)
-        table = pd.DataFrame({"rank": g["rank"], "PC offset": g["pc_offset"].map(lambda v: f"0x{int(v):x}"),
-                              "SASS": g["sass"].map(lambda s: f"`{s}`"),
-                              "source": [f"{f}:{ln}" if f else "" for f, ln in zip(src, g["line"].fillna(0).astype(int))],
-                              "samples": g["samples"].map(lambda v: f"{v:,.0f}"),
-                              "share": g["samples_share"].map(lambda v: f"{v * 100:.1f} %"),
-                              "by reason": g["reasons"]})
-        out.append(_md_table(table))
+        launches = list(g.groupby("launch", sort=True))
+        for launch, one in launches:
+            if len(launches) > 1:  # instantiations, ranges or repeated launches of one name: each its own table
+                out.append(f"### {_launch_name(one.iloc[0], kernel)} (report {one['report'].iloc[0]}, "
+                           f"launch {int(launch)})\n")
+            src = one["file"].fillna("").str.replace(r"^.*/(kernels/)", r"\1", regex=True)
+            table = pd.DataFrame({"rank": one["rank"], "PC offset": one["pc_offset"].map(lambda v: f"0x{int(v):x}"),
+                                  "SASS": one["sass"].map(lambda s: f"`{s}`"),
+                                  "source": [f"{f}:{ln}" if f else ""
+                                             for f, ln in zip(src, one["line"].fillna(0).astype(int))],
+                                  "samples": one["samples"].map(lambda v: f"{v:,.0f}"),
+                                  "share": one["samples_share"].map(lambda v: f"{v * 100:.1f} %"),
+                                  "by reason": one["reasons"]})
+            out.append(_md_table(table))
     return "\n".join(out)
+
+
+def _launch_name(row: pd.Series, kernel: str) -> str:
+    """What tells one launch of ``kernel`` from the others of its name on a page: its NVTX
+    range, else its demangled name, and its occurrence where it is a later launch of that."""
+    rng = row.get("range_name")
+    name = f"range {rng}" if not pd.isna(rng) else str(row.get("demangled") if not pd.isna(row.get("demangled"))
+                                                        else kernel)
+    occ = row.get("occurrence")
+    return name + (f" [occurrence {int(occ)}]" if not pd.isna(occ) and int(occ) > 0 else "")

@@ -23,10 +23,12 @@ from analysis.study.explain_pages import findings_page, hotspots_page, pair_page
 CSV_PARTS = 12
 
 #: Columns of explanations.csv, in order: the pair, then each part.
-EXPLANATION_COLUMNS = ["set_a", "set_b", "kernel_a", "kernel_b", "n", "ncu_a_ns", "ncu_b_ns", "duration_ratio",
-                       "duration_low", "duration_high", "duration_method", "duration_beyond_noise", "rank", "item",
-                       "group", "metric", "value_a", "value_b", "ns", "share", "noise_ns", "beyond_noise",
-                       "noise_source", "behind"]
+#: launch_a and launch_b: each launch as the pages name it (:attr:`analysis.study.evidence.Launch.label`),
+#: which tells apart a template's instantiations, NVTX ranges and later launches of one kernel name.
+EXPLANATION_COLUMNS = ["set_a", "set_b", "kernel_a", "kernel_b", "launch_a", "launch_b", "n", "ncu_a_ns", "ncu_b_ns",
+                       "duration_ratio", "duration_low", "duration_high", "duration_method", "duration_beyond_noise",
+                       "rank", "item", "group", "metric", "value_a", "value_b", "ns", "share", "noise_ns",
+                       "beyond_noise", "noise_source", "behind"]
 
 
 def knob_reference(kernel: str, kernels: dict) -> str | None:
@@ -72,6 +74,7 @@ def explanation_rows(set_a: str, set_b: str, a: Launch, b: Launch, e: Explanatio
     """The rows of explanations.csv for one pair (:data:`EXPLANATION_COLUMNS`); one row
     with an empty part where the pair was not decomposed."""
     head = {"set_a": set_a, "set_b": set_b, "kernel_a": a.kernel, "kernel_b": b.kernel,
+            "launch_a": a.label, "launch_b": b.label,
             "n": a.n if pd.notna(a.n) else pd.NA, "ncu_a_ns": e.ncu_a_ns, "ncu_b_ns": e.ncu_b_ns,
             "duration_ratio": change.ratio, "duration_low": change.low, "duration_high": change.high,
             "duration_method": change.method, "duration_beyond_noise": change.beyond_noise}

@@ -7,7 +7,8 @@ rule compare_sets:
     input:
         baseline="results/tables/{a}/per_metric.parquet",
         candidate="results/tables/{b}/per_metric.parquet",
-        # GPU and versions the reports themselves give, for sets without a metadata.json
+        # GPU and versions the reports themselves give, for sets without a metadata.json; and
+        # each launch's position in its report, which keys the explanations' evidence
         table_baseline="results/tables/{a}/metrics.parquet",
         table_candidate="results/tables/{b}/metrics.parquet",
         meta_baseline=lambda w: metadata_of(w.a),

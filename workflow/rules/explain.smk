@@ -30,6 +30,8 @@ if NOISE_SET:
 rule explain_set:
     input:
         metric_table="results/tables/{set}/per_metric.parquet",
+        # the launches' positions in their reports, which key instances, findings and hot spots
+        table="results/tables/{set}/metrics.parquet",
         instances="results/tables/{set}/instances.parquet",
         findings="results/tables/{set}/findings.parquet",
         hotspots="results/tables/{set}/hotspots.parquet",

@@ -7,7 +7,7 @@ from analysis.compare.renames import one_sided_reasons, reason_counts
 from analysis.compare.figures import headline_figure
 from analysis.study.figures import save
 from analysis.io import atomic_path, write_csv
-from analysis.logged import logged
+from analysis.logged import logged, warn
 from analysis.reports.noise import read_noise_model
 from analysis.reports.tables import read_metadata
 from analysis.compare.explain import write_comparison_explanations
@@ -28,6 +28,10 @@ with logged(sm.log[0]):
     versions = [m.get("ncu_version") or (r["ncu_version"] if r["ncu_version"] and "," not in r["ncu_version"]
                                           else None) for m, r in zip(own, from_reports)]
     diff["reason"] = one_sided_reasons(diff, *versions)
+    if len(diff) and not (diff["report_baseline"].notna() & diff["report_candidate"].notna()).any():
+        warn(f"{b} against {a}: no launch of either set is matched in the other (no kernel and N in common, nor a "
+             f"report of the same name), so every row is one-sided and nothing is compared "
+             f"(figures/compare/{a}__vs__{b}/statuses.csv)")
     with atomic_path(sm.output.diff) as tmp:
         diff.to_parquet(tmp, index=False)
     write_csv(diff[diff["flagged"]], sm.output.changes)
@@ -37,13 +41,13 @@ with logged(sm.log[0]):
     write_csv(counts, sm.output.statuses)
     print(counts.to_string(index=False))
     inp = sm.input
-    sides = [load_set_evidence(name, table, inst, f, h, t[0] if t else None, s[0] if s else None,
-                               inp.model[0] if inp.model else None, sm.params.model_name)
-             for name, table, inst, f, h, t, s in (
-                 (a, inp.baseline, inp.instances_baseline, inp.findings_baseline, inp.hotspots_baseline,
-                  inp.timings_baseline, inp.samples_baseline),
-                 (b, inp.candidate, inp.instances_candidate, inp.findings_candidate, inp.hotspots_candidate,
-                  inp.timings_candidate, inp.samples_candidate))]
+    sides = [load_set_evidence(name, per_metric, inst, f, h, t[0] if t else None, s[0] if s else None,
+                               inp.model[0] if inp.model else None, sm.params.model_name, table=full)
+             for name, per_metric, full, inst, f, h, t, s in (
+                 (a, inp.baseline, inp.table_baseline, inp.instances_baseline, inp.findings_baseline,
+                  inp.hotspots_baseline, inp.timings_baseline, inp.samples_baseline),
+                 (b, inp.candidate, inp.table_candidate, inp.instances_candidate, inp.findings_candidate,
+                  inp.hotspots_candidate, inp.timings_candidate, inp.samples_candidate))]
     explained = write_comparison_explanations(diff, *sides, sm.output.explanations, sm.output.explanations_csv,
                                               sm.output.waterfalls_png, None,
                                               sm.params.thresholds.get("noise_factor", 3.0))
