@@ -35,3 +35,16 @@ def count_reads(path: str, expect_launches):
     metrics, *rest = _read_one(path, expect_launches)
     metrics["reads_in_process"] = _READS_HERE
     return metrics, *rest
+
+
+def crash_inside_n1024(path: str, expect_launches):
+    """Kill the worker (SIGSEGV) on any report of N = 1024 while it holds the report's
+    decompressed copy, as a crash of the native reader reading it would."""
+    if "_n1024" in path:
+        from pathlib import Path
+
+        from analysis.reports.ncu.files import _plain_report
+
+        with _plain_report(Path(path)):
+            os.kill(os.getpid(), signal.SIGSEGV)
+    return _read_one(path, expect_launches)

@@ -10,6 +10,7 @@ import pytest
 from analysis.compare.diff import metric_table, read_metric_table
 from analysis.errors import AnalysisError
 from analysis.reports.ncu import load_report
+from analysis.reports.ncu.files import orphan_tmpdirs
 from analysis.reports.parse import parse_reports, write_set_tables
 
 from . import readers
@@ -87,6 +88,14 @@ def test_a_crashing_worker_breaks_only_the_pool(four):
     assert not got.errors and sorted(got.parsed) == four
     for path, table in zip(four, got.metrics):
         pd.testing.assert_frame_equal(table, load_report(path))
+
+
+def test_a_worker_killed_while_reading_leaves_no_decompressed_copy(four):
+    """A worker killed while it holds a report's decompressed copy (in /dev/shm: memory)
+    cannot remove it; the parse removes the copies of processes that no longer run."""
+    got = parse_reports(four, workers=2, reader=readers.crash_inside_n1024)
+    assert not got.errors and sorted(got.parsed) == four
+    assert orphan_tmpdirs() == []
 
 
 def test_a_hanging_worker_is_stopped(four):

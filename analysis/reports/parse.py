@@ -31,6 +31,7 @@ from analysis.errors import AnalysisError, ReportError
 from analysis.io import atomic_path
 from analysis.names import report_stem, set_name_problem
 from analysis.reports.ncu import OPCODE_INSTANCES, _read, load_report_isolated
+from analysis.reports.ncu.files import remove_orphans
 
 
 def _fingerprint() -> str:
@@ -142,8 +143,11 @@ def _read_one(path: str, expect_launches: int | None) -> tuple[pd.DataFrame, ...
 
 def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
-    for child in multiprocessing.active_children():
+    children = multiprocessing.active_children()
+    for child in children:
         child.terminate()
+    for child in children:
+        child.join(timeout=5)
 
 
 def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, timeout: float, reader: Callable,
@@ -181,6 +185,8 @@ def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, time
             _stop_workers(pool)
         else:
             pool.shutdown(wait=True)
+        if pending or retry:  # a worker was stopped or died: its decompressed copy is left behind
+            remove_orphans()
     retry += [futures[f] for f in pending]
     return results, errors, sorted(retry)
 

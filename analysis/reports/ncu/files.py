@@ -19,12 +19,51 @@ _XZ_MAGIC = b"\xfd7zXZ\x00"
 REPROFILE = "profile the kernel again, or remove the file from its set"
 
 
-def private_tmpdir(prefix: str) -> Path:
-    """A new folder only this process knows (``tempfile.mkdtemp``, mode 0700), in
-    memory-backed ``/dev/shm`` where it exists and is writable, else the system's
-    temporary folder. The caller removes it."""
+#: Name prefixes of the folders :func:`private_tmpdir` makes (a decompressed report; the
+#: answers of the units' reader).
+PRIVATE_PREFIXES = ("ncu-rep-", "ncu-attributes-")
+
+
+def _tmp_base() -> Path:
+    """Memory-backed ``/dev/shm`` where it exists and is writable, else the system's temporary folder."""
     shm = Path("/dev/shm")
-    return Path(tempfile.mkdtemp(prefix=prefix, dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+
+
+def private_tmpdir(prefix: str) -> Path:
+    """A new folder only this process knows (``tempfile.mkdtemp``, mode 0700) in
+    :func:`_tmp_base`, named ``{prefix}{pid}-...`` so that :func:`remove_orphans` can tell
+    whose it is. The caller removes it."""
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=_tmp_base()))
+
+
+def orphan_tmpdirs() -> list[Path]:
+    """The folders of :func:`private_tmpdir` whose process no longer runs: a reader killed by
+    a signal (a crash of the native reader, a hung pool worker stopped, a timed-out child)
+    never removes its own."""
+    out = []
+    for prefix in PRIVATE_PREFIXES:
+        for p in _tmp_base().glob(f"{prefix}*-*"):
+            pid = p.name[len(prefix):].split("-", 1)[0]
+            if not pid.isdigit():
+                continue
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                out.append(p)
+            except OSError:  # alive, another user's
+                continue
+    return sorted(out)
+
+
+def remove_orphans() -> int:
+    """Remove :func:`orphan_tmpdirs` (what a killed reader left, e.g. a decompressed report
+    in memory-backed ``/dev/shm``); the number removed. Errors are ignored: a folder another
+    user owns stays."""
+    gone = orphan_tmpdirs()
+    for p in gone:
+        shutil.rmtree(p, ignore_errors=True)
+    return len(gone)
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.errors import ReportError
+from analysis.reports.ncu.files import remove_orphans
 from analysis.reports.ncu.launches import OPCODE_INSTANCES
 from analysis.reports.ncu.read import _read
 from analysis.reports.ncu.units import _serve_attributes
@@ -21,8 +22,10 @@ def _run_reader(path: Path, child_args: list[str], timeout: float = 600) -> None
     try:
         proc = subprocess.run([sys.executable, *child_args], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
+        remove_orphans()  # the killed child's decompressed copy
         raise ReportError(path, f"the report reader did not finish in {timeout:.0f} s") from None
     if proc.returncode < 0:
+        remove_orphans()
         raise ReportError(path, f"the native report reader crashed on this file (signal {-proc.returncode})",
                           "the file is corrupt or hostile; re-profile or remove it")
     if proc.returncode == 3:  # a ReportError in the child, message on the last stderr line

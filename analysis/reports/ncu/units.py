@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import itertools
 import json
 import math
 import os
@@ -294,8 +293,7 @@ class _Pending:
             return self.srv.answer(path, self.out, self.timeout)
         finally:
             self.srv.lock.release()
-            with contextlib.suppress(OSError):
-                os.unlink(self.out)
+            shutil.rmtree(Path(self.out).parent, ignore_errors=True)
 
     def get_own(self, path: Path) -> list:
         """:meth:`get` of a report of the server's chip: the server is warm after it."""
@@ -309,29 +307,12 @@ class _Pending:
                 self.get(Path(self.out))
 
 
-#: This process's private folder of the children's answers (pid -> folder; a forked
-#: process makes its own), and the running number that names each answer in it.
-_ANSWER_DIRS: dict[int, Path] = {}
-_ANSWER_COUNT = itertools.count()
-
-
 def _answer_path(kind: str) -> Path:
-    """A fresh path for one child's answer, in a folder private to this process
-    (:func:`analysis.reports.ncu.files.private_tmpdir`): never beside the report, whose
-    folder may be read-only, or read by another process at the same moment."""
-    pid = os.getpid()
-    with _PROCESS_LOCK:
-        folder = _ANSWER_DIRS.get(pid)
-        if folder is None or not folder.is_dir():
-            folder = _ANSWER_DIRS[pid] = private_tmpdir("ncu-attributes-")
-        return folder / f"attributes-{kind}-{next(_ANSWER_COUNT)}.json"
-
-
-@atexit.register
-def _remove_answer_dir() -> None:
-    folder = _ANSWER_DIRS.pop(os.getpid(), None)
-    if folder is not None:
-        shutil.rmtree(folder, ignore_errors=True)
+    """A path for one child's answer in a new folder private to this process
+    (:func:`analysis.reports.ncu.files.private_tmpdir`), which :meth:`_Pending.get` removes
+    once the answer is read: never beside the report, whose folder may be read-only, or read
+    by another process at the same moment."""
+    return private_tmpdir("ncu-attributes-") / f"attributes-{kind}.json"
 
 
 def _ask(chip: str | None, plain: Path, other_only: bool, timeout: float = 600,
