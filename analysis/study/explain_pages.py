@@ -144,8 +144,8 @@ def findings_page(set_name: str, findings: pd.DataFrame) -> str:
             shown = g[g["kind"].isin(["optimization", "warning", "error", "unreadable"])]
             at = f"N = {int(n)}" if pd.notna(n) else "no N"
             # several launches of one kernel name and N (instantiations, ranges, repeated launches): each its own
-            which = f": {_launch_name(g.iloc[0], kernel)} (report {report}, launch {int(launch)})" \
-                if len(launches) > 1 else ""
+            desc = _launch_name(g.iloc[0], kernel)
+            which = f"{': ' + desc if desc else ''} (report {report}, launch {int(launch)})" if len(launches) > 1 else ""
             out.append(f"## {kernel}, {at}{which}\n")
             table = pd.DataFrame({"rule": shown["rule"], "title": shown["title"].fillna(""), "kind": shown["kind"],
                                   "speedup %": shown["speedup_pct"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}"),
@@ -177,8 +177,9 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
         launches = list(g.groupby("launch", sort=True))
         for launch, one in launches:
             if len(launches) > 1:  # instantiations, ranges or repeated launches of one name: each its own table
-                out.append(f"### {_launch_name(one.iloc[0], kernel)} (report {one['report'].iloc[0]}, "
-                           f"launch {int(launch)})\n")
+                desc = _launch_name(one.iloc[0], kernel)
+                out.append(f"### {desc + ' (' if desc else ''}report {one['report'].iloc[0]}, launch {int(launch)}"
+                           f"{')' if desc else ''}\n")
             src = one["file"].fillna("").str.replace(r"^.*/(kernels/)", r"\1", regex=True)
             table = pd.DataFrame({"rank": one["rank"], "PC offset": one["pc_offset"].map(lambda v: f"0x{int(v):x}"),
                                   "SASS": one["sass"].map(lambda s: f"`{s}`"),
@@ -192,10 +193,11 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
 
 
 def _launch_name(row: pd.Series, kernel: str) -> str:
-    """What tells one launch of ``kernel`` from the others of its name on a page: its NVTX
-    range, else its demangled name, and its occurrence where it is a later launch of that."""
-    rng = row.get("range_name")
-    name = f"range {rng}" if not pd.isna(rng) else str(row.get("demangled") if not pd.isna(row.get("demangled"))
-                                                        else kernel)
-    occ = row.get("occurrence")
-    return name + (f" [occurrence {int(occ)}]" if not pd.isna(occ) and int(occ) > 0 else "")
+    """What tells one launch of ``kernel`` from the others of its name on a page, beside its
+    report and position: its NVTX range, else its demangled name where that is not the
+    kernel's, and its occurrence where it is a later launch of that; '' where none of these
+    says more than the kernel's name (repeats of one profile)."""
+    rng, dem, occ = row.get("range_name"), row.get("demangled"), row.get("occurrence")
+    name = f"range {rng}" if not pd.isna(rng) else ("" if pd.isna(dem) or str(dem) == kernel else str(dem))
+    later = f"[occurrence {int(occ)}]" if not pd.isna(occ) and int(occ) > 0 else ""
+    return " ".join(x for x in (name, later) if x)
