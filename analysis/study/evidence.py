@@ -160,7 +160,9 @@ class SetEvidence:
         if not keep.any():
             return None
         src = str(sources[keep][0])
-        variants = sorted(set(zip(manglings[keep], ranges[keep])), key=str)
+        m_keep, r_keep = manglings[keep], ranges[keep]
+        one = (m_keep == m_keep[0]).all() and (r_keep == r_keep[0]).all()  # the common case, without a set
+        variants = [(m_keep[0], r_keep[0])] if one else sorted(set(zip(m_keep, r_keep)), key=str)
         if len(variants) > 1:
             listed = "; ".join(f"{m_}" + (f" in range {r_}" if r_ is not None else "") for m_, r_ in variants)
             raise AnalysisError(f"set {self.name}: {kernel} at {'N = ' + str(int(n)) if pd.notna(n) else 'no N'}, "
