@@ -342,3 +342,25 @@ def test_the_findings_page_gives_each_launch_of_a_shared_name_its_own_heading(tm
     assert "## add, no N: add(const float *, const float *, float *, int) [occurrence 2] (report several_full, " \
            "launch 2)" in heads
     assert "## scale, no N" in heads  # a name of one launch keeps its plain heading
+
+
+def test_each_launch_of_a_shared_name_has_its_own_stall_stack(tmp_path):
+    """several_full: axpy<float> and axpy<double> (one name), add three times; each launch's
+    shares add up to 1 on their own, and the figure's bars are those launches."""
+    _, ev = _evidence(tmp_path, "several_full", [DATA / "several_full.ncu-rep.xz"])
+    s = stall_table(ev.metrics)
+    per = s.groupby("launch")["share"].sum()
+    assert len(per) == 8 and np.allclose(per.to_numpy(), 1.0)
+    assert {"void axpy<float>(T1, const T1 *, T1 *, int)", "void axpy<double>(T1, const T1 *, T1 *, int)",
+            "add", "add [occurrence 1]", "add [occurrence 2]"} <= set(per.index)
+    assert not s.duplicated(["launch", "n", "reason"]).any()
+
+
+def test_the_findings_page_names_the_reports_without_rule_results(foreign_dir, tmp_path):
+    out, ev = _evidence(tmp_path, "foreign", [foreign_dir / f"{n}.ncu-rep.xz" for n in (NO_RULES, FOREIGN_PAIR[0])])
+    page = findings_page("foreign", ev.findings, sorted(ev.launches["report"].unique()))
+    assert page.splitlines()[-1] == (f"No rule results in 1 report(s), whose launches are not listed above: {NO_RULES} "
+                                     "(an older Nsight Compute, or a profile of metrics without rules).")
+    heads = [line for line in page.splitlines() if line.startswith("## ")]  # the other report's launches
+    assert len(heads) == ev.findings.groupby(["report", "launch"]).ngroups > 0
+    assert set(ev.findings["report"]) == {FOREIGN_PAIR[0]}

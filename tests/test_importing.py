@@ -111,6 +111,18 @@ def test_an_import_of_one_report_under_two_names_says_so(foreign_dir, tmp_path):
                     "each of their launches twice, under two report names; leave all but one out of the import"]
 
 
+@pytest.mark.parametrize("dst", ["a folder", "out.ncu-rep"])
+def test_an_import_job_refuses_a_destination_that_is_no_xz_report_name(foreign_dir, tmp_path, dst):
+    src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
+    out = tmp_path / ("out.ncu-rep.xz" if dst == "a folder" else dst)
+    if dst == "a folder":
+        out.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "analysis.reports.importing", str(src), str(out)], cwd=REPO,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith(f"error: {out}: the stored report must be a file named")
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["out.ncu-rep.xz"] if dst == "a folder" else [])
+
+
 @pytest.mark.parametrize("what", ["missing", "folder", "not a report"])
 def test_an_import_job_refuses_what_is_no_report_in_one_line(tmp_path, what):
     src = tmp_path / ("x.ncu-rep" if what != "folder" else "d.ncu-rep")

@@ -343,6 +343,10 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 2:
         print("usage: python -m analysis.reports.importing SRC DST", file=sys.stderr)
         return 2
+    if not args[1].endswith(".ncu-rep.xz") or Path(args[1]).is_dir():
+        print(f"error: {args[1]}: the stored report must be a file named .ncu-rep.xz (it is written xz-compressed)",
+              file=sys.stderr)
+        return 2
     try:
         from analysis.reports.report_info import report_facts
 

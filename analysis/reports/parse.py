@@ -226,6 +226,8 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
     """
     paths = [Path(p) for p in paths]
     cache_dir = Path(cache) if cache is not None else None
+    # what readers of earlier runs left when the run was killed whole (a timeout, a job cancelled)
+    remove_orphans()
     out = ParsedSet()
     tables: dict[Path, tuple] = {}
     keys: dict[Path, str] = {}

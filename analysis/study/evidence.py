@@ -277,16 +277,48 @@ def load_set_evidence(name: str, per_metric: str | Path, instances: str | Path, 
 def stall_table(metrics: pd.DataFrame) -> pd.DataFrame:
     """Every launch's warp cycles per issued instruction by stall reason (the stall
     stack): set per-metric rows of ``smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio``
-    as kernel, precision, n, source, occurrence, reason, cycles_per_issue (warp cycles per
-    issued instruction, float64), share (of the launch's stack). Empty where the reports
-    hold no warp-state metrics."""
+    as kernel, precision, n, source, mangled, range_name, occurrence, launch, reason,
+    cycles_per_issue (warp cycles per issued instruction, float64), share (of the launch's
+    stack). ``launch`` names the launch as the pages do: the kernel, or, where the set holds
+    the kernel name under several mangled names or ranges, its demangled name or ``range
+    {name}``; ``[occurrence k]`` for a later launch of one report, and ``(source)`` where
+    several reports hold the same launch. Empty where the reports hold no warp-state metrics."""
     m = metrics[metrics["metric"].str.startswith(STALL_PREFIX) & metrics["metric"].str.endswith(STALL_SUFFIX)]
-    out = m[["kernel", "precision", "n", "source", "occurrence", "metric", "value"]].copy()
+    ids = ["kernel", "precision", "n", "source", "mangled", "range_name", "occurrence"]
+    out = m[[c for c in ids if c in m] + ["demangled", "metric", "value"]].copy()
+    for col in ("mangled", "range_name", "demangled"):
+        if col not in out:
+            out[col] = pd.array([pd.NA] * len(out), dtype="string")
     out["reason"] = out["metric"].str[len(STALL_PREFIX):-len(STALL_SUFFIX)].astype("string")
     out = out.rename(columns={"value": "cycles_per_issue"}).drop(columns="metric")
-    total = out.groupby(["source", "kernel", "n", "occurrence"], dropna=False)["cycles_per_issue"].transform("sum")
+    keys = ["source", "kernel", "mangled", "range_name", "n", "occurrence"]
+    total = out.groupby(keys, dropna=False)["cycles_per_issue"].transform("sum")
     out["share"] = out["cycles_per_issue"] / total.replace(0, np.nan)
-    return out.sort_values(["precision", "kernel", "n", "reason"]).reset_index(drop=True)
+    out.insert(out.columns.get_loc("occurrence") + 1, "launch", _stall_labels(out))
+    out = out.drop(columns="demangled")
+    return out.sort_values(["precision", "kernel", "launch", "n", "reason"]).reset_index(drop=True)
+
+
+def _stall_labels(t: pd.DataFrame) -> pd.Series:
+    """The ``launch`` column of :func:`stall_table` (see there)."""
+    kinds = t[["kernel", "mangled", "range_name"]].drop_duplicates()
+    several = set(kinds["kernel"][kinds.duplicated("kernel", keep=False)])
+    sources = t[["kernel", "mangled", "range_name", "n", "occurrence", "source"]].drop_duplicates()
+    shared = sources.duplicated(["kernel", "mangled", "range_name", "n", "occurrence"], keep=False)
+    in_several = set(map(tuple, sources.loc[shared, ["kernel", "mangled", "range_name", "n", "occurrence",
+                                                     "source"]].astype(str).to_numpy()))
+    labels = []
+    for k, mg, rn, dem, n, occ, src in zip(t["kernel"], t["mangled"], t["range_name"], t["demangled"], t["n"],
+                                          t["occurrence"], t["source"]):
+        name = k
+        if k in several:
+            name = f"range {rn}" if not pd.isna(rn) else (str(dem) if not pd.isna(dem) else str(mg))
+        if not pd.isna(occ) and int(occ) > 0:
+            name += f" [occurrence {int(occ)}]"
+        if tuple(str(v) for v in (k, mg, rn, n, occ, src)) in in_several:
+            name += f" ({src})"
+        labels.append(name)
+    return pd.Series(labels, index=t.index, dtype="string")
 
 
 @dataclass

@@ -97,7 +97,9 @@ def waterfalls(panels: list[tuple[str, pd.DataFrame, float, float]], title: str)
 
 def stall_figure(stalls: pd.DataFrame, title: str, max_reasons: int = 7):
     """Warp cycles per issued instruction by stall reason, stacked, one panel per
-    precision: a group of bars per kernel, one bar per N (left to right, ascending).
+    precision: a group of bars per launch (``launch`` of :func:`analysis.study.evidence.stall_table`:
+    the kernel, or which of several launches of its name), one bar per N (left to right,
+    ascending).
 
     Args:
         stalls: :func:`analysis.study.evidence.stall_table` of a set.
@@ -116,6 +118,9 @@ def stall_figure(stalls: pd.DataFrame, title: str, max_reasons: int = 7):
         s = stalls.assign(reason=stalls["reason"].where(stalls["reason"].isin(top), "other"))
         colours = dict(zip(top, OKABE_ITO)) | {"other": "#CCCCCC"}
         precisions = sorted(s["precision"].fillna("unknown").unique())
+        # a group of bars per launch identity (stall_table's launch: the kernel, or its instantiation,
+        # range, later occurrence or report where the set holds several under one name)
+        s = s.assign(kernel=s["launch"]) if "launch" in s else s
         kernels_of = {p: sorted(s.loc[s["precision"].fillna("unknown") == p, "kernel"].unique()) for p in precisions}
         width = max(len(k) for k in kernels_of.values())
         fig, axes = plt.subplots(len(precisions), 1, figsize=(max(6.0, 0.55 * width + 2), 2.6 * len(precisions)),

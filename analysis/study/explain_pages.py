@@ -125,9 +125,10 @@ def pair_page(title: str, a: Launch, b: Launch, e: Explanation, parts: pd.DataFr
     return "\n".join(out)
 
 
-def findings_page(set_name: str, findings: pd.DataFrame) -> str:
+def findings_page(set_name: str, findings: pd.DataFrame, reports: list[str] | None = None) -> str:
     """A set's findings, per kernel and N, by estimated speedup (largest first): rule,
-    title, kind, estimated speedup and its type, and the message."""
+    title, kind, estimated speedup and its type, and the message; ``reports``: the set's
+    report stems, of which those without any rule result are named at the end."""
     out = [f"# Nsight Compute's findings: {set_name}\n",
            "Each launch's guided-analysis rule results as the report holds them (ncu's own rules; no rule "
            "of this project). Estimated speedup: ncu's estimate, `global` of the whole kernel, `local` of "
@@ -144,8 +145,8 @@ def findings_page(set_name: str, findings: pd.DataFrame) -> str:
             shown = g[g["kind"].isin(["optimization", "warning", "error", "unreadable"])]
             at = f"N = {int(n)}" if pd.notna(n) else "no N"
             # several launches of one kernel name and N (instantiations, ranges, repeated launches): each its own
-            desc = _launch_name(g.iloc[0], kernel)
-            which = f"{': ' + desc if desc else ''} (report {report}, launch {int(launch)})" if len(launches) > 1 else ""
+            which = f"{_launch_name(g.iloc[0], kernel)} (report {report}, launch {int(launch)})" \
+                if len(launches) > 1 else ""
             out.append(f"## {kernel}, {at}{which}\n")
             table = pd.DataFrame({"rule": shown["rule"], "title": shown["title"].fillna(""), "kind": shown["kind"],
                                   "speedup %": shown["speedup_pct"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}"),
@@ -153,6 +154,10 @@ def findings_page(set_name: str, findings: pd.DataFrame) -> str:
                                   "message": shown["message"].fillna("").str.slice(0, 300)})
             out.append(_md_table(table))
             out.append(f"\n{len(g) - len(shown)} results of kind ok or none.\n")
+    silent = sorted(set(reports or ()) - set(findings["report"].dropna()))
+    if silent:
+        out.append(f"No rule results in {len(silent)} report(s), whose launches are not listed above: "
+                   f"{', '.join(silent)} (an older Nsight Compute, or a profile of metrics without rules).\n")
     return "\n".join(out)
 
 
@@ -177,9 +182,8 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
         launches = list(g.groupby("launch", sort=True))
         for launch, one in launches:
             if len(launches) > 1:  # instantiations, ranges or repeated launches of one name: each its own table
-                desc = _launch_name(one.iloc[0], kernel)
-                out.append(f"### {desc + ' (' if desc else ''}report {one['report'].iloc[0]}, launch {int(launch)}"
-                           f"{')' if desc else ''}\n")
+                out.append(f"### {kernel}{_launch_name(one.iloc[0], kernel)} (report {one['report'].iloc[0]}, "
+                           f"launch {int(launch)})\n")
             src = one["file"].fillna("").str.replace(r"^.*/(kernels/)", r"\1", regex=True)
             table = pd.DataFrame({"rank": one["rank"], "PC offset": one["pc_offset"].map(lambda v: f"0x{int(v):x}"),
                                   "SASS": one["sass"].map(lambda s: f"`{s}`"),
@@ -193,11 +197,11 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
 
 
 def _launch_name(row: pd.Series, kernel: str) -> str:
-    """What tells one launch of ``kernel`` from the others of its name on a page, beside its
-    report and position: its NVTX range, else its demangled name where that is not the
-    kernel's, and its occurrence where it is a later launch of that; '' where none of these
-    says more than the kernel's name (repeats of one profile)."""
+    """What a heading adds after ``kernel`` to tell one of its launches from the others of
+    its name, before their report and position: ``: {range or demangled name}`` where that
+    says more than the kernel's name, and `` [occurrence k]`` for a later launch of one
+    report; '' for neither (repeats of one profile)."""
     rng, dem, occ = row.get("range_name"), row.get("demangled"), row.get("occurrence")
     name = f"range {rng}" if not pd.isna(rng) else ("" if pd.isna(dem) or str(dem) == kernel else str(dem))
-    later = f"[occurrence {int(occ)}]" if not pd.isna(occ) and int(occ) > 0 else ""
-    return " ".join(x for x in (name, later) if x)
+    later = f" [occurrence {int(occ)}]" if not pd.isna(occ) and int(occ) > 0 else ""
+    return (f": {name}" if name else "") + later
