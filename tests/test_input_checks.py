@@ -171,6 +171,13 @@ def test_bad_names_and_numbers_are_refused_or_warned_of_at_the_start(tmp_path):
     assert proc.returncode == 0, out[-2000:]
     assert "config compare_baseline: profile set nonexist not found (sets: a10g_ncu2023.1.1_esmm)" in out
     assert "profiles/NA: skipped, not a profile set: pandas reads 'NA'" in out
+    # also beside a named pair, whose comparison it does not change
+    pair = ["baseline=a10g_ncu2023.1.1_esmm", "candidate=a10g_ncu2023.1.1_esmm"]
+    proc = snakemake(root, "-n", "compare", "--config", "gpu=off", *pair, "compare_baseline=nonexist")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-2000:]
+    assert ("config compare_baseline: profile set nonexist not found (sets: a10g_ncu2023.1.1_esmm); it chooses the "
+            "baseline of the automatic comparisons, which this target does not make") in out
 
 
 def test_a_repeat_from_another_gpu_is_refused_at_import_and_in_the_summary(foreign_dir, tmp_path):

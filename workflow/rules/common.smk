@@ -350,14 +350,17 @@ def compare_outputs(wildcards=None):
     if bool(base) != bool(cand):
         raise ConfigError("config: give both baseline and candidate, or neither")
     pairs = []
+    chosen = config.get("compare_baseline")
     if base:
         for s in (base, cand):
             if s not in SETS:
                 raise ConfigError(f"config: profile set {s!r} not found (sets: {', '.join(SETS) or 'none'})")
         pairs.append((base, cand))
+        if wildcards is not None and chosen and chosen not in SETS:  # the named pair alone: said, not used
+            _warn_once(f"config compare_baseline: profile set {chosen} not found (sets: {', '.join(SETS) or 'none'}); "
+                       f"it chooses the baseline of the automatic comparisons, which this target does not make")
     if not base or wildcards is None:
         sets = {s: set_identity(s) for s in SETS}
-        chosen = config.get("compare_baseline")
         if chosen and chosen not in sets:
             _warn_once(f"config compare_baseline: profile set {chosen} not found (sets: {', '.join(SETS) or 'none'}), "
                        "so each set is compared against the oldest set it shares kernels with")
