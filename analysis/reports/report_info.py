@@ -153,13 +153,13 @@ def _distinct(values: list[str]) -> str | None:
     return ", ".join(seen) if seen else None
 
 
-def _headers(path: Path) -> tuple[list[bytes], int]:
-    """:func:`_session_details` of a report file, plain or xz, after checking that it is one.
+def check_report_file(path: Path) -> None:
+    """What every reader checks before opening ``path``: it exists, is named ``.ncu-rep`` or
+    ``.ncu-rep.xz``, is a regular file (not a folder, a pipe or a device) and is not empty.
 
     Raises:
-        ReportError: as :func:`report_metadata`.
+        ReportError: the first of these that fails, naming the file.
     """
-    path = Path(path)
     if not path.exists():
         raise ReportError(path, "file does not exist")
     if not path.name.endswith((".ncu-rep", ".ncu-rep.xz")):
@@ -170,6 +170,16 @@ def _headers(path: Path) -> tuple[list[bytes], int]:
                           "pass an Nsight Compute report, as written by ncu --export")
     if path.stat().st_size == 0:
         raise ReportError(path, "file is empty", _DAMAGED)
+
+
+def _headers(path: Path) -> tuple[list[bytes], int]:
+    """:func:`_session_details` of a report file, plain or xz, after checking that it is one.
+
+    Raises:
+        ReportError: as :func:`report_metadata`.
+    """
+    path = Path(path)
+    check_report_file(path)
     try:
         if path.suffix == ".xz":
             with open(path, "rb") as raw:

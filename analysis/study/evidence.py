@@ -189,9 +189,7 @@ class SetEvidence:
         opcodes = opc.groupby("key")["value"].sum()
         findings = _rows(self.findings, self._findings_index, key) if at is not None else self.findings.iloc[0:0]
         hot = _rows(self.hotspots, self._hotspot_index, key) if at is not None else self.hotspots.iloc[0:0]
-        name = kernel
-        if self._variants.get(kernel, 1) > 1:  # instantiations or ranges of one name: say which
-            name = f"range {the_range}" if the_range is not None else (the_demangled or the_mangled or kernel)
+        name = launch_name(kernel, self._variants.get(kernel, 1) > 1, the_range, the_demangled, the_mangled)
         label = f"{name} at N = {int(n)}" if pd.notna(n) else f"{name} ({src})"
         if occurrence:  # a later launch of the same kernel (and N) in its report
             label += f" [occurrence {int(occurrence)}]"
@@ -210,6 +208,17 @@ class SetEvidence:
                                   self.model)
                 self._noise_at[key] = pd.Series(got.to_numpy(), index=metrics.to_numpy())
         return self._noise_at[key]
+
+
+def launch_name(kernel: str, several: bool, range_name, demangled, mangled) -> str:
+    """A launch as labels name it: ``kernel``, or, where the set holds that name under
+    ``several`` mangled names or ranges, ``range {range_name}`` for an NVTX range, else its
+    demangled name (its mangled one where that is missing; NA and None count as missing)."""
+    if not several:
+        return kernel
+    if not pd.isna(range_name):
+        return f"range {range_name}"
+    return str(demangled) if not pd.isna(demangled) else (str(mangled) if not pd.isna(mangled) else kernel)
 
 
 def _names(table: pd.DataFrame, column: str) -> np.ndarray:
@@ -303,19 +312,16 @@ def _stall_labels(t: pd.DataFrame) -> pd.Series:
     """The ``launch`` column of :func:`stall_table` (see there)."""
     kinds = t[["kernel", "mangled", "range_name"]].drop_duplicates()
     several = set(kinds["kernel"][kinds.duplicated("kernel", keep=False)])
-    sources = t[["kernel", "mangled", "range_name", "n", "occurrence", "source"]].drop_duplicates()
-    shared = sources.duplicated(["kernel", "mangled", "range_name", "n", "occurrence"], keep=False)
-    in_several = set(map(tuple, sources.loc[shared, ["kernel", "mangled", "range_name", "n", "occurrence",
-                                                     "source"]].astype(str).to_numpy()))
+    # the same launch (identity, N and occurrence) in several reports of the set
+    shared = t.groupby(["kernel", "mangled", "range_name", "n", "occurrence"], dropna=False)["source"].transform(
+        "nunique") > 1
     labels = []
-    for k, mg, rn, dem, n, occ, src in zip(t["kernel"], t["mangled"], t["range_name"], t["demangled"], t["n"],
-                                          t["occurrence"], t["source"]):
-        name = k
-        if k in several:
-            name = f"range {rn}" if not pd.isna(rn) else (str(dem) if not pd.isna(dem) else str(mg))
+    for k, mg, rn, dem, occ, src, in_reports in zip(t["kernel"], t["mangled"], t["range_name"], t["demangled"],
+                                                    t["occurrence"], t["source"], shared):
+        name = launch_name(k, k in several, rn, dem, mg)
         if not pd.isna(occ) and int(occ) > 0:
             name += f" [occurrence {int(occ)}]"
-        if tuple(str(v) for v in (k, mg, rn, n, occ, src)) in in_several:
+        if in_reports:
             name += f" ({src})"
         labels.append(name)
     return pd.Series(labels, index=t.index, dtype="string")

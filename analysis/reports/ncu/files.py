@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from analysis.errors import ReportError
+from analysis.reports.report_info import check_report_file
 
 
 _XZ_MAGIC = b"\xfd7zXZ\x00"
@@ -69,16 +70,7 @@ def remove_orphans() -> int:
 @contextlib.contextmanager
 def _plain_report(path: Path) -> Iterator[Path]:
     """Yield a path ``ncu_report`` can open: the file itself, or an xz-decompressed copy."""
-    if not path.exists():
-        raise ReportError(path, "file does not exist")
-    if not path.is_file():
-        raise ReportError(path, "is not a regular file (a folder, a pipe or a device)",
-                          "pass an Nsight Compute report, as written by ncu --export")
-    if path.stat().st_size == 0:
-        raise ReportError(path, "file is empty", REPROFILE)
-    if not path.name.endswith((".ncu-rep", ".ncu-rep.xz")):
-        raise ReportError(path, "is not a .ncu-rep or .ncu-rep.xz file",
-                          "pass an Nsight Compute report, as written by ncu --export")
+    check_report_file(path)
     if path.suffix != ".xz":
         yield path
         return
