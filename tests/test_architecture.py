@@ -1,5 +1,6 @@
 """The package's floor plan: stages import only the stages below them (import-linter's
-layers contract in pyproject.toml), and docs/architecture.md is what the code gives."""
+layers contract in pyproject.toml), ncu_report is imported only by analysis.nsight (a
+forbidden contract), and docs/architecture.md is what the code gives."""
 
 from __future__ import annotations
 
@@ -20,22 +21,37 @@ def _lint(root: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+def _planted(root: Path, module: str, statement: str) -> subprocess.CompletedProcess:
+    """:func:`_lint` of a copy of the package in ``root`` where ``analysis/{module}`` gained a
+    function holding ``statement``."""
+    shutil.copytree(REPO / "analysis", root / "analysis", ignore=shutil.ignore_patterns("__pycache__", "data"))
+    shutil.copy(REPO / "pyproject.toml", root)
+    path = root / "analysis" / module
+    path.write_text(path.read_text() + f"\n\ndef _planted():\n    {statement}\n")
+    return _lint(root)
+
+
 def test_no_stage_imports_a_later_one():
     proc = _lint(REPO)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert "1 kept, 0 broken" in proc.stdout
+    assert "2 kept, 0 broken" in proc.stdout
 
 
 def test_a_planted_upward_import_breaks_the_contract(tmp_path):
     """The GPU stage importing the comparison (a later stage) fails the check, naming both."""
-    shutil.copytree(REPO / "analysis", tmp_path / "analysis", ignore=shutil.ignore_patterns("__pycache__", "data"))
-    shutil.copy(REPO / "pyproject.toml", tmp_path)
-    build = tmp_path / "analysis" / "gpu" / "build.py"
-    build.write_text(build.read_text() + "\n\ndef _planted():\n    from analysis.compare.diff import compare_sets\n")
-    proc = _lint(tmp_path)
+    proc = _planted(tmp_path, "gpu/build.py", "from analysis.compare.diff import compare_sets")
     assert proc.returncode == 1, proc.stdout[-3000:]
-    assert "0 kept, 1 broken" in proc.stdout
+    assert "1 kept, 1 broken" in proc.stdout
     assert "analysis.gpu.build -> analysis.compare.diff" in proc.stdout
+
+
+def test_a_planted_direct_import_of_ncu_report_breaks_the_contract(tmp_path):
+    """A reader importing ncu_report itself (its reads would not be told apart from a
+    user's: analysis.nsight) fails the check, naming the module."""
+    proc = _planted(tmp_path, "reports/hotspots.py", "import ncu_report")
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert "1 kept, 1 broken" in proc.stdout
+    assert "analysis.reports.hotspots -> ncu_report" in proc.stdout
 
 
 def test_the_architecture_page_is_what_the_code_gives():

@@ -83,6 +83,35 @@ _ALONE = textwrap.dedent("""
 """)
 
 
+_OUTSIDE = textwrap.dedent("""
+    # A user's script: ncu_report used directly on another GPU's report (values, metric
+    # types and units of every metric of its first launch), then the package's reader.
+    import lzma, os, shutil, sys, tempfile
+    when, out, foreign, ours = sys.argv[1:]
+    if when == "before":
+        import ncu_report
+        load = ncu_report.load_report
+    import analysis.reports.ncu as reader
+    if when == "after":
+        import ncu_report
+        load = ncu_report.load_report
+    elif when == "from-import":
+        from ncu_report import load_report as load
+    tmp = tempfile.mkdtemp()
+    plain = os.path.join(tmp, "report.ncu-rep")
+    with lzma.open(foreign) as fin, open(plain, "wb") as fout:
+        shutil.copyfileobj(fin, fout)
+    action = load(plain).range_by_idx(0).action_by_idx(0)
+    for name in action.metric_names():
+        m = action.metric_by_name(name)
+        if m.has_value() and m.kind() != m.ValueKind_STRING:
+            m.as_double()
+        m.metric_type(), m.unit()
+    shutil.rmtree(tmp)
+    reader.load_report(ours).to_parquet(out, index=False)
+""")
+
+
 def _run(code: str, *args: str) -> str:
     proc = subprocess.run([sys.executable, "-c", code, *args], cwd=REPO, capture_output=True, text=True,
                           timeout=600)
@@ -160,3 +189,20 @@ def test_equal_values_in_one_ncu_version_never_compare_as_unit_changed(foreign_d
     assert len(x2) >= 8  # four x2 metrics, two matched kernels
     assert not (equal["status"] == "unit changed").any(), \
         equal.loc[equal["status"] == "unit changed", ["metric", "unit_baseline", "unit_candidate"]].to_string()
+
+
+@pytest.mark.parametrize("when", ["before", "after", "from-import"])
+def test_ncu_report_used_directly_before_the_reader_changes_nothing(foreign_dir, tmp_path, when):
+    """A script that asked ncu_report itself for a T4 report's metrics, then read an H200
+    report with load_report, got 1,317 of its 2,243 metrics typed ``other`` (390 alone)
+    and 3 other units, without a word: the reader's record of what the process read did
+    not see that read.
+    ncu_report imported before the package, after it, or its load_report imported by name:
+    the table must be the one of a process that read nothing else."""
+    ours = REPO / "tests" / "data" / "add_n1024.ncu-rep.xz"  # --set full
+    alone = _one_process([ours], tmp_path / "alone")[0]
+    out = tmp_path / "after.parquet"
+    _run(_OUTSIDE, when, str(out), str(foreign_dir / f"{T4}.ncu-rep.xz"), str(ours))
+    after = pd.read_parquet(out)
+    assert (alone["metric_type"] != "other").sum() > 1000
+    pd.testing.assert_frame_equal(_attrs(after), _attrs(alone))

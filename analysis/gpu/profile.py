@@ -112,9 +112,9 @@ def profile_kernel(cubin: Path, kernel: str, precision: str, n: int | Sequence[i
 
 def profiled_launches(plain: Path) -> int:
     """Kernel launches in a plain ``.ncu-rep`` (every range), read with ``ncu_report``."""
-    import ncu_report
+    from analysis.nsight import load_report
 
-    ctx = ncu_report.load_report(str(plain))
+    ctx = load_report(str(plain))
     return sum(ctx.range_by_idx(r).num_actions() for r in range(ctx.num_ranges()))
 
 

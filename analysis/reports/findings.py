@@ -92,7 +92,7 @@ def findings_of(path: str | Path, actions: list) -> pd.DataFrame:
     """The findings of ``actions`` (``(launch, range, IAction)`` of an open report, as
     :func:`analysis.reports.ncu.launches._actions` gives them): the table of
     :func:`load_findings`, without its warning for a report that holds none."""
-    import ncu_report
+    from analysis.nsight import ncu_report
 
     rows = []
     for launch, _rng, action in actions:

@@ -16,7 +16,10 @@ and ``unit()`` follow that chip's metric definitions (values do not change). So 
 and metric types are read in a process that has asked ``ncu_report`` for none and has
 read values of no other chip's report: this one while that holds, else a child forked
 per report from a server process of that chip (:func:`_serve_attributes`), in a fixed
-order (:func:`_attribute_order`). docs/robustness.md, fault 6.
+order (:func:`_attribute_order`). A process that used ``ncu_report`` itself (imported it
+before this package, or called its ``load_report`` other than through
+:mod:`analysis.nsight`) gets every unit and type from such a child. docs/robustness.md,
+fault 6.
 """
 
 from __future__ import annotations

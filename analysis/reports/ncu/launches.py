@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-import ncu_report
 
 import pandas as pd
 
 from analysis.errors import ReportError
 from analysis.names import ReportName
+from analysis.nsight import load_report as _native_load, ncu_report
 from analysis.precision import PRECISIONS
 from analysis.reports.ncu.files import REPROFILE
 
@@ -192,7 +192,7 @@ def _nvtx_names(action) -> tuple[str | None, str | None]:
 
 def _open(path: Path, plain: Path):
     try:
-        ctx = ncu_report.load_report(str(plain))
+        ctx = _native_load(str(plain))
     except Exception as exc:  # the native reader's own failure
         raise ReportError(path, f"ncu_report cannot read it ({type(exc).__name__}: {exc})",
                           "is it an Nsight Compute report?") from None

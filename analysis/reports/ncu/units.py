@@ -16,9 +16,9 @@ import sys
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-import ncu_report
 
 from analysis.errors import ReportError
+from analysis.nsight import load_report as _native_load, ncu_report, used_outside
 from analysis.reports.ncu.files import REPROFILE, private_tmpdir
 from analysis.reports.ncu.launches import _actions, _metric_value
 
@@ -116,12 +116,16 @@ def _plan(chip: str | None) -> str:
     other chip's report and no OTHER unit; later reports are no longer read so),
     ``"typed"`` (types and the units of counters, ratios and throughputs here, whose
     definitions this process holds; OTHER units in a child of the chip's server), or
-    ``"child"`` (all in a child: this process holds another chip's definitions)."""
+    ``"child"`` (all in a child: this process holds another chip's definitions, or may,
+    having used ``ncu_report`` outside this package: :func:`analysis.nsight.used_outside`)."""
+    outside = used_outside()
     with _PROCESS_LOCK:
         first = _PROCESS["chip"] is _UNSET
         same = first or (chip is not None and _PROCESS["chip"] == chip)
         if first:
             _PROCESS["chip"] = chip if chip is not None else object()
+        if outside:
+            return "child"
         if same and not _PROCESS["other_units"]:
             _PROCESS["other_units"] = True
             return "here"
@@ -143,7 +147,7 @@ def _attribute_child(req: dict) -> None:
     code = 1
     try:
         signal.alarm(max(1, math.ceil(req["timeout"])))
-        acts = [a for _, _, a in _actions(ncu_report.load_report(req["report"]))]
+        acts = [a for _, _, a in _actions(_native_load(req["report"]))]
         got = _attribute_lists(acts, other_only=req["other_only"])
         part = req["out"] + ".part"
         with open(part, "w", encoding="utf-8") as fh:
@@ -186,7 +190,7 @@ def _serve_attributes(warm: bool) -> int:
         req = json.loads(line)
         if not warmed:
             signal.alarm(max(1, math.ceil(req["timeout"])))  # a report the reader hangs on ends the server
-            _read_values(a for _, _, a in _actions(ncu_report.load_report(req["report"])))
+            _read_values(a for _, _, a in _actions(_native_load(req["report"])))
             signal.alarm(0)
             warmed = True
         pid, w = spare or _spare_child()
@@ -341,6 +345,8 @@ def _typed_chip() -> str | None:
     """The chip whose reports this process reads with plan ``"typed"`` (:func:`_plan`),
     the likely plan of its next report: the chip of its first report once it asked for
     OTHER units; None before, or where that chip is unknown."""
+    if used_outside():
+        return None
     with _PROCESS_LOCK:
         chip = _PROCESS["chip"]
         return chip if _PROCESS["other_units"] and isinstance(chip, str) else None
