@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import lzma
 import os
+import re
 import shutil
 import stat
 import warnings
@@ -20,6 +21,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 import analysis
+import analysis.reports.report_info
 from analysis.study import figures
 from analysis.errors import AnalysisError, ConfigError, ReportError, ToolNotFoundError
 from analysis.gpu.harness import Tiling
@@ -81,6 +83,40 @@ def test_a_folder_or_pipe_named_like_a_report_is_not_a_regular_file(tmp_path, na
     with pytest.raises(ReportError, match="is not a regular file") as e:
         load_report(path)
     assert name in str(e.value)
+
+
+def _packed(kind: str, plain: bytes) -> bytes:
+    """A real report's plain bytes packed as a user might have packed them."""
+    import bz2
+    import gzip
+    import io
+    import zipfile
+
+    if kind == "zip":
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr("int8_wmma_n512.ncu-rep", plain)
+        return buf.getvalue()
+    return {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}[kind](plain)
+
+
+@pytest.mark.parametrize("kind, name, said", [
+    ("gzip", "int8_wmma_n512.ncu-rep", "is gzip-compressed, not a plain report (unpack it to a .ncu-rep file)"),
+    ("zip", "int8_wmma_n512.ncu-rep", "is zip-compressed, not a plain report"),
+    ("gzip", "int8_wmma_n512.ncu-rep.xz", "is gzip-compressed, not xz (unpack it to a .ncu-rep file (or recompress"),
+    ("bzip2", "int8_wmma_n512.ncu-rep.xz", "is bzip2-compressed, not xz"),
+    ("xz", "int8_wmma_n512.ncu-rep", "is xz-compressed, though named .ncu-rep (name it .ncu-rep.xz)"),
+])
+def test_a_report_packed_otherwise_than_its_name_says_is_named_for_what_it_is(tmp_path, plain_bytes, kind, name,
+                                                                             said):
+    """A gzip or zip file renamed .ncu-rep was "holds no profiling range (truncated, or not a
+    report)" with the advice to profile the kernel again; a gzip file named .ncu-rep.xz "is
+    not an xz file"."""
+    path = _write(tmp_path, name, _packed(kind, plain_bytes))
+    for read in (load_report, analysis.reports.report_info.report_metadata):
+        with pytest.raises(ReportError, match=re.escape(said)) as e:
+            read(path)
+        assert str(path) in str(e.value) and "profile the kernel again" not in str(e.value)
 
 
 def test_reading_a_plain_report_writes_nothing_beside_it(tmp_path, plain_bytes, good):

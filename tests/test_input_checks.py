@@ -5,6 +5,7 @@ reports that are none. Each is refused or warned of at the start, naming the fil
 
 from __future__ import annotations
 
+import gzip
 import io
 import lzma
 import re
@@ -114,6 +115,9 @@ def test_a_name_that_contradicts_the_report_is_refused_before_import(foreign_dir
     (lambda p: (p / "r.ncu-rep.xz").symlink_to(p / "gone"), r"r\.ncu-rep\.xz \(not a regular file: a broken link\)"),
     (lambda p: shutil.copy(ADD, p / "A.NCU-REP.XZ"), r"A\.NCU-REP\.XZ \(the suffix is \.ncu-rep or \.ncu-rep\.xz, "
                                                      "in lower case\\)"),
+    # a gzip or zip of a report beside good ones was left out without a word
+    (lambda p: (p / "g.ncu-rep.gz").write_bytes(gzip.compress(lzma.decompress(ADD.read_bytes()))),
+     r"g\.ncu-rep\.gz \(only \.ncu-rep and \.ncu-rep\.xz files are read: unpack it to a \.ncu-rep\)"),
 ])
 def test_entries_named_like_reports_that_are_none_are_named(tmp_path, make, cause):
     shutil.copy(ADD, tmp_path / "good.ncu-rep.xz")

@@ -38,9 +38,10 @@ def import_plan(source: str | Path) -> dict[str, Path]:
 
     Raises:
         ConfigError: ``source`` is not a folder, holds no report, holds an entry named
-            like a report that is no regular file (a folder, a pipe, a broken link) or whose
-            suffix is not in lower case (``A.NCU-REP``: each named), or two files would get
-            the same stem (both named).
+            like a report that is no regular file (a folder, a pipe, a broken link), whose
+            suffix is not in lower case (``A.NCU-REP``) or that is a report packed otherwise
+            (``A.ncu-rep.gz``, ``A.ncu-rep.zip``: each named), or two files would get the same
+            stem (both named).
     """
     src = Path(source)
     if not src.is_dir():
@@ -52,6 +53,8 @@ def import_plan(source: str | Path) -> dict[str, Path]:
         if not p.name.endswith((".ncu-rep", ".ncu-rep.xz")):
             if p.name.lower().endswith((".ncu-rep", ".ncu-rep.xz")):
                 odd.append(f"{p.name} (the suffix is .ncu-rep or .ncu-rep.xz, in lower case)")
+            elif ".ncu-rep." in p.name.lower():  # e.g. .ncu-rep.gz, .ncu-rep.zip, .ncu-rep.bak
+                odd.append(f"{p.name} (only .ncu-rep and .ncu-rep.xz files are read: unpack it to a .ncu-rep)")
             continue
         if not p.is_file():
             odd.append(f"{p.name} (not a regular file{': a broken link' if p.is_symlink() and not p.exists() else ''})")
