@@ -10,6 +10,7 @@ import shutil
 import pytest
 
 from analysis.compare.diff import compare_sets, metadata_side_by_side, versions_from_table
+from analysis.compare.explain import unmatched_warning
 from analysis.reports.parse import parse_reports, write_set_tables
 
 from .conftest import REPO
@@ -72,6 +73,13 @@ def test_two_kernels_of_one_name_and_other_signatures_are_not_matched_and_say_so
     assert sorted(dur.index) == ["only in baseline", "only in candidate"]
     assert dur.loc["only in baseline", "match"] == "not matched: add has other mangled names in the other set (_Z3addPKfS0_Pfi)"
     assert dur.loc["only in candidate", "match"] == "not matched: add has other mangled names in the other set (_Z3addiPfS_)"
+    # the console said "no kernel and N in common, nor a report of the same name", though both
+    # sets hold add at one N
+    said = unmatched_warning(d, "rtx", "h200")
+    assert said.startswith("h200 against rtx: no launch of either set is matched in the other (rtx: add has other "
+                           "mangled names in the other set (_Z3addPKfS0_Pfi); h200: add has other mangled names in the "
+                           "other set (_Z3addiPfS_)), so every row is one-sided"), said
+    assert unmatched_warning(compare_sets(rtx, rtx), "rtx", "rtx") is None
 
 
 #: cuBLAS's ampere_sgemm_128x64_nn, run by two programs on two GPUs and profiled by two

@@ -321,9 +321,12 @@ def test_a_comparison_explains_each_instantiation_and_range_apart(tmp_path, base
     diff = compare_metric_tables(pd.read_parquet(out_a["per_metric"]), pd.read_parquet(out_b["per_metric"]))
     table = write_comparison_explanations(diff, a, b, tmp_path / "e.md", tmp_path / "e.csv", tmp_path / "e.png", None)
     page = (tmp_path / "e.md").read_text()
-    ids = pd.read_parquet(out_a["metrics"], columns=["kernel", "mangled", "range_name"]).drop_duplicates()
+    ids = pd.read_parquet(out_a["metrics"], columns=["kernel", "mangled", "range_name", "occurrence"]).drop_duplicates()
     sections = [line for line in page.splitlines() if line.startswith("## ")]
-    assert len(sections) == len(ids)  # one per instantiation or range, none pooled with another
+    # one per instantiation, range and launch of a shared name (several_full's three launches of
+    # add had one section, the last one's), none pooled with another
+    assert len(sections) == len(ids)
+    assert {s[3:] for s in sections} == set(table["launch_a"])
     pairs = set(zip(table["launch_a"], table["launch_b"]))
     launches = pd.read_parquet(out_a["metrics"], columns=["report", "launch"]).drop_duplicates().shape[0]
     assert len(pairs) == table["launch_a"].nunique() == launches  # every launch explained, each once

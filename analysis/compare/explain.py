@@ -18,7 +18,7 @@ from analysis.study.explain_figures import waterfalls
 from analysis.study.explain_pages import pair_page, top_items, verdict
 from analysis.study.explain_set import EXPLANATION_COLUMNS, explain_launches, explanation_rows
 
-#: Kernels drawn as panels and given a section of the page (the largest changes first).
+#: Launches drawn as panels and given a section of the page (the largest changes first).
 MAX_PANELS = 24
 
 
@@ -31,6 +31,32 @@ def matched_launches(diff: pd.DataFrame) -> pd.DataFrame:
     return both[cols].drop_duplicates().reset_index(drop=True)
 
 
+def unmatched_warning(diff: pd.DataFrame, baseline: str, candidate: str) -> str | None:
+    """The console's warning for a comparison where no launch of either set is matched in the
+    other (every row one-sided, nothing compared), naming why from the rows' ``match``
+    (:func:`analysis.compare.diff.match_launches`: another signature under one function
+    name, the kernel at another N, in reports of other names...); None where a launch is
+    matched or ``diff`` is empty.
+
+    Args:
+        diff: a comparison (:func:`analysis.compare.diff.compare_metric_tables`), with
+            columns ``report_baseline``, ``report_candidate``, ``status`` and ``match``.
+        baseline, candidate: the sets' names, for the message.
+    """
+    if diff.empty or not matched_launches(diff).empty:
+        return None
+    causes: list[str] = []
+    for status, side in (("only in baseline", baseline), ("only in candidate", candidate)):
+        said = diff.loc[diff["status"] == status, "match"].dropna()
+        causes += [f"{side}: {m.removeprefix('not matched: ')}" for m in dict.fromkeys(said)
+                   if m.startswith("not matched: ")]
+    why = ("; ".join(causes[:3]) + (f"; and {len(causes) - 3} more" if len(causes) > 3 else "") if causes
+           else "no kernel and N in common, nor a report of the same name")
+    return (f"{candidate} against {baseline}: no launch of either set is matched in the other ({why}), so every row "
+            f"is one-sided and nothing is compared (figures/compare/{baseline}__vs__{candidate}/statuses.csv; "
+            "changes.csv's match column says why for each launch)")
+
+
 def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: SetEvidence, out_md: str | Path,
                                   out_csv: str | Path, out_png: str | Path, out_pdf: str | Path | None,
                                   factor: float = 3.0) -> pd.DataFrame:
@@ -39,10 +65,12 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
     and the figure (``out_png``, and ``out_pdf`` unless None). Returns the table."""
     launches = matched_launches(diff)
     rows, sections, panels = [], [], []
-    # a kernel is one function under one mangled name (a template's instantiations are several) and range
-    for (kernel, _, _), g in launches.groupby(["kernel", "mangled", "range_name"], sort=True, dropna=False):
+    # a launch is one function under one mangled name (a template's instantiations are several), range
+    # and occurrence (a report's 2nd, 3rd... launch of it); its section is at its largest N
+    for (kernel, *_), g in launches.groupby(["kernel", "mangled", "range_name", "occurrence"], sort=True,
+                                            dropna=False):
         best = None
-        for r in g.sort_values("n", na_position="first").itertuples():
+        for r in g.sort_values("n", na_position="first", kind="stable").itertuples():
             la = base.launch(kernel, r.n, source=r.report_baseline, occurrence=int(r.occurrence),
                              mangled=r.mangled, range_name=r.range_name)
             lb = cand.launch(kernel, r.n, source=r.report_candidate, occurrence=int(r.occurrence),
@@ -57,10 +85,11 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
             sections.append(best)
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=EXPLANATION_COLUMNS)
     # the largest duration changes first
-    sections.sort(key=lambda s: -abs(math.log(s[4].ratio)) if s[4].ratio > 0 else 0.0)
+    sections.sort(key=lambda s: -abs(math.log(s[4].ratio)) if s[4].ratio > 0 else 0.0)  # stable
     text = [f"# {cand.name} against {base.name}: what accounts for each kernel's duration change\n",
-            "Each kernel at the largest N matched in both sets, largest relative change first; every matched "
-            "N is in explanations.csv. A section per kernel: the pair's page, as for kernel pairs within a set.\n",
+            "Each launch matched in both sets (a kernel, and each of its launches where a report holds several), "
+            "at its largest N matched, largest relative change first; every matched N is in explanations.csv. "
+            "A section per launch: the pair's page, as for kernel pairs within a set.\n",
             "| kernel | b / a (event or ncu) | verdict | top parts beyond noise |", "| --- | --- | --- | --- |"]
     shaped = launches[launches["match"].str.contains(SHAPE_NOTE, regex=False, na=False)]
     if len(shaped):
@@ -76,7 +105,8 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
         text.append(pair_page(la.label, la, lb, e, parts, change, level=2))
         panels.append((la.label, parts, e.ncu_a_ns, e.ncu_b_ns))
     if len(sections) > MAX_PANELS:
-        text.append(f"\n{len(sections) - MAX_PANELS} more kernels: see explanations.csv.\n")
+        text.append(f"\nThe pages of {len(sections) - MAX_PANELS} more launches (listed in the table above): "
+                    "see explanations.csv.\n")
     if not sections:
         text.append("No launch is matched in both sets.\n")
     write_text(out_md, "\n".join(text))

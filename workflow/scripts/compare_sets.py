@@ -10,7 +10,7 @@ from analysis.io import atomic_path, write_csv
 from analysis.logged import logged, warn
 from analysis.reports.noise import read_noise_model
 from analysis.reports.tables import read_metadata
-from analysis.compare.explain import matched_launches, write_comparison_explanations
+from analysis.compare.explain import unmatched_warning, write_comparison_explanations
 from analysis.study.evidence import load_set_evidence
 
 sm = snakemake  # noqa: F821
@@ -28,10 +28,8 @@ with logged(sm.log[0]):
     versions = [m.get("ncu_version") or (r["ncu_version"] if r["ncu_version"] and "," not in r["ncu_version"]
                                           else None) for m, r in zip(own, from_reports)]
     diff["reason"] = one_sided_reasons(diff, *versions)
-    if len(diff) and matched_launches(diff).empty:
-        warn(f"{b} against {a}: no launch of either set is matched in the other (no kernel and N in common, nor a "
-             f"report of the same name), so every row is one-sided and nothing is compared "
-             f"(figures/compare/{a}__vs__{b}/statuses.csv)")
+    if said := unmatched_warning(diff, a, b):
+        warn(said)
     with atomic_path(sm.output.diff) as tmp:
         diff.to_parquet(tmp, index=False)
     write_csv(diff[diff["flagged"]], sm.output.changes)
