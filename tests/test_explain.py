@@ -24,7 +24,7 @@ from analysis.reports.parse import write_set_tables
 from analysis.study.claims import cause_note
 from analysis.study.evidence import SetEvidence, duration_change, load_set_evidence, stall_table
 from analysis.study.explain import DURATION, explain_pair, parts_table
-from analysis.study.explain_pages import findings_page, pair_page
+from analysis.study.explain_pages import findings_page, hotspots_page, pair_page
 from analysis.study.explain_set import explain_launches, kernel_pairs, knob_reference
 
 from .conftest import DEFAULT_SET, REPO, SET_DIR
@@ -180,6 +180,25 @@ def test_a_report_without_rule_results_gives_no_findings_and_says_so(foreign_dir
     assert "holds no guided-analysis rule results" in pair_page("t", la, la, e, parts, duration_change(ev, la, ev, la))
 
 
+def test_findings_without_estimates_are_said_to_be_there(tmp_path, model):
+    """The A10G report of ncu 2023.1.1 (committed set a10g_ncu2023.1.1_esmm) holds 25 rule
+    results, warnings among them, none with an estimated speedup: a pair page's findings
+    block said "(none)"."""
+    report = REPO / "profiles" / "a10g_ncu2023.1.1_esmm" / "reports" / "profile.ncu-rep.xz"
+    out = _tables(tmp_path, "a10g", [report])
+    ev = load_set_evidence("a10g", out["per_metric"], out["instances"], out["findings"], out["hotspots"],
+                           model=model, table=out["metrics"])
+    assert len(ev.findings) and ev.findings["speedup_pct"].isna().all()
+    ids = ev.metrics[["kernel", "source", "occurrence", "mangled"]].drop_duplicates().iloc[:2]
+    la, lb = (ev.launch(r.kernel, pd.NA, source=r.source, occurrence=int(r.occurrence), mangled=r.mangled)
+              for r in ids.itertuples())
+    e, parts = explain_launches(la, lb)
+    block = pair_page("t", la, lb, e, parts, duration_change(ev, la, ev, lb)).split("Nsight Compute's findings")[1]
+    assert f"Both reports hold rule results ({len(la.findings)} and {len(lb.findings)}), none with an estimated " \
+           "speedup" in block
+    assert "(none)" not in block.split("How to read")[0]
+
+
 def test_a_foreign_pair_of_kernels_is_decomposed(foreign_dir, tmp_path, model):
     out = _tables(tmp_path, "foreign", [foreign_dir / f"{n}.ncu-rep.xz" for n in FOREIGN_PAIR])
     ev = load_set_evidence("foreign", out["per_metric"], out["instances"], out["findings"], out["hotspots"],
@@ -193,6 +212,31 @@ def test_a_foreign_pair_of_kernels_is_decomposed(foreign_dir, tmp_path, model):
     assert "gpu__time_duration.sum" in change.method and "H200 model" in change.method  # no event timings here
     assert set(parts["noise_source"]) - {""} == {"H200 model"}
     assert len(la.findings) > 0 and len(la.hotspots) > 0
+
+
+#: iamcoleman's RTX 3080 report of ncu 2020.2.1: per-reason warp samples, no smsp__pcsamp_sample_count.
+NO_SAMPLE_COUNT = "iamcoleman__monte-carlo-pi__profile__452bfd7f"
+
+
+def test_hot_spots_of_a_version_without_a_sample_count_are_the_sum_of_the_reasons(foreign_dir, tmp_path):
+    """The page said the 2020.2.1 report holds no warp-sampling data, though each launch holds
+    1,637-1,811 sampled PCs by stall reason. Its samples are now the sum of the reasons; in a
+    report holding both (the T4's, 2024.2.1), the sample count is that sum at each PC."""
+    from analysis.reports.hotspots import SAMPLES, SUMMED
+
+    reports = [foreign_dir / f"{NO_SAMPLE_COUNT}.ncu-rep.xz", foreign_dir / f"{FOREIGN_PAIR[0]}.ncu-rep.xz"]
+    out = _tables(tmp_path, "sampled", reports)
+    h = pd.read_parquet(out["hotspots"])
+    old = h[h["report"] == NO_SAMPLE_COUNT]
+    new = h[h["report"] == FOREIGN_PAIR[0]]
+    assert set(old["launch"]) == {0, 1} and set(old["samples_metric"]) == {SUMMED}
+    assert len(new) and set(new["samples_metric"]) == {SAMPLES}
+    for rows in (old, new):
+        summed = rows["reasons"].map(lambda s: sum(float(kv.split("=")[1]) for kv in s.split("; ")))
+        assert (summed == rows["samples"]).all()
+    page = hotspots_page("sampled", h)
+    assert "hold no warp-sampling data" not in page
+    assert page.count(f"wrote no `{SAMPLES}`") == 2  # the two launches of the 2020.2.1 report
 
 
 def test_a_side_without_warp_state_metrics_is_not_decomposed(knobs):

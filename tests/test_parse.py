@@ -197,3 +197,41 @@ def test_a_set_of_several_gpus_shares_its_readers_and_gets_each_reports_units(fo
         assert a.astype(str).equals(b.astype(str)), path.name
 
 
+
+
+_SCRIPT = """\
+import sys
+from analysis.reports.parse import parse_reports
+print("top level ran", flush=True)
+{guard}got = parse_reports(sys.argv[1:], workers=2)
+{indent}print("rows", sum(len(m) for m in got.metrics), "errors", len(got.errors), flush=True)
+"""
+
+
+@pytest.mark.parametrize("guarded", [False, True], ids=["unguarded", "guarded"])
+def test_a_script_without_the_main_guard_is_not_run_again_by_the_readers(tmp_path, guarded):
+    """A user's script calling parse_reports at its top level, without `if __name__ ==
+    "__main__":`, ran its top-level code once more in each reader process (whose start then
+    failed with multiprocessing's "bootstrapping phase" RuntimeError), and the reports were
+    read again a process each. Now it is run once, told why, and its reports read here."""
+    import os
+    import subprocess
+    import sys
+
+    script = tmp_path / "mine.py"
+    script.write_text(_SCRIPT.format(guard='if __name__ == "__main__":\n    ' if guarded else "",
+                                     indent="    " if guarded else ""))
+    reports = [REPO / "tests" / "data" / f"{r}.ncu-rep.xz" for r in ("add_n1024", "several")]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, str(script), *map(str, reports)], capture_output=True, text=True,
+                          env=env, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = sum(len(load_report(r)) for r in reports)
+    assert f"rows {rows} errors 0" in proc.stdout
+    assert "RuntimeError" not in proc.stderr and "bootstrapping" not in proc.stderr
+    said = "outside `if __name__ == '__main__':`; reader processes would run that script again"
+    if guarded:  # the workers import the script, whose top level outside the guard runs there too
+        assert said not in proc.stderr
+    else:
+        assert proc.stdout.count("top level ran") == 1
+        assert said in proc.stderr and str(script) in proc.stderr

@@ -16,9 +16,13 @@ report to a set re-reads only that one; editing a report or the parser re-reads 
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures as cf
 import hashlib
+import inspect
 import multiprocessing
+import sys
+import warnings
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -35,16 +39,18 @@ from analysis.reports.ncu.files import remove_orphans
 
 
 def _fingerprint() -> str:
-    """SHA-256 of the reader's source (file names, report reader, findings, hot spots, parse)
-    and the ncu_report version: a change to any invalidates every cached table."""
+    """SHA-256 of the reader's source (file names, ncu_report's import, report reader,
+    findings, hot spots, parse) and the ncu_report version: a change to any invalidates every
+    cached table."""
     import analysis.names
+    import analysis.nsight
     import analysis.reports.findings
     import analysis.reports.hotspots
     import analysis.reports.ncu
 
     h = hashlib.sha256()
     reader = sorted(Path(analysis.reports.ncu.__file__).parent.glob("*.py"))  # the reader's package
-    for path in (analysis.names.__file__, *reader, analysis.reports.findings.__file__,
+    for path in (analysis.names.__file__, analysis.nsight.__file__, *reader, analysis.reports.findings.__file__,
                  analysis.reports.hotspots.__file__, __file__):
         h.update(Path(path).read_bytes())
     try:
@@ -150,6 +156,50 @@ def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
         child.join(timeout=5)
 
 
+def _unguarded_script() -> str | None:
+    """The script run as ``__main__`` where the current call comes from one of its top-level
+    statements outside any ``if`` (so not under ``if __name__ == "__main__":``); None for a
+    guarded call, a package's ``__main__``, ``python -c``, an interactive session or a notebook.
+
+    The pool's worker processes (forkserver) import such a script again, as Python's
+    multiprocessing does with every main module ("safe importing of main module" in its
+    documentation): its top-level code ran once more in each worker, which then failed to
+    start, and the reports were read again one process each."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    spec = getattr(main, "__spec__", None)
+    if path is None or (spec is not None and (spec.name == "__main__" or spec.name.endswith(".__main__"))):
+        return None
+    frame = inspect.currentframe()
+    while frame is not None and not (frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)):
+        frame = frame.f_back
+    if frame is None:
+        return None
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    line = frame.f_lineno
+    for stmt in tree.body:
+        if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
+            return None if isinstance(stmt, ast.If) else path
+    return None
+
+
+def _read_here(todo: list[Path], expect_launches: int | None, reader: Callable,
+               on_result: Callable[[Path, tuple], None]) -> tuple[dict[Path, tuple], dict[Path, ReportError], list]:
+    """:func:`_pool_read`'s results, errors and (no) retries, read in this process."""
+    results: dict[Path, tuple] = {}
+    errors: dict[Path, ReportError] = {}
+    for path in todo:
+        try:
+            results[path] = _complete(reader(str(path), expect_launches))
+            on_result(path, results[path])
+        except ReportError as exc:
+            errors[path] = exc
+    return results, errors, []
+
+
 def _pool_read(todo: list[Path], expect_launches: int | None, workers: int, timeout: float, reader: Callable,
                on_result: Callable[[Path, tuple], None] = lambda path, tables: None, isolate: bool = False,
                ) -> tuple[dict[Path, tuple], dict[Path, ReportError], list[Path]]:
@@ -223,6 +273,10 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
         :class:`ParsedSet` with the tables of every report that could be read, in the
         order of ``paths``, and a ReportError per report that could not (never raised
         here: call :meth:`ParsedSet.raise_errors`).
+
+    Warns:
+        UserWarning: called from a script's top level outside ``if __name__ ==
+        "__main__":`` (:func:`_unguarded_script`); the reports are then read in this process.
     """
     paths = [Path(p) for p in paths]
     cache_dir = Path(cache) if cache is not None else None
@@ -246,7 +300,16 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             if cache_dir is not None:
                 _to_cache(cache_dir, path, keys[path], *got)
 
-        results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep, isolate)
+        script = _unguarded_script()
+        if script is not None:
+            warnings.warn(f"parse_reports is called at the top level of {script}, outside `if __name__ == "
+                          "'__main__':`; reader processes would run that script again (Python's multiprocessing "
+                          f"imports the main module in each), so the {len(todo)} report(s) are read in this process, "
+                          "one after the other, without the pool's guard against a reader that crashes or hangs. "
+                          "Put the call under that `if` to read them in parallel.", stacklevel=2)
+            results, errors, retry = _read_here(todo, expect_launches, reader, keep)
+        else:
+            results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep, isolate)
         for p in retry:
             try:
                 results[p] = load_report_isolated(

@@ -11,6 +11,7 @@ from pandera.errors import SchemaErrors as _PanderaSchemaErrors
 
 from analysis.errors import AnalysisError
 from analysis.precision import precision_of
+from analysis.reports.hotspots import SAMPLES, SUMMED
 
 
 class SchemaError(AnalysisError):
@@ -140,6 +141,7 @@ HOTSPOTS = pa.DataFrameSchema(
         "samples": pa.Column(float, pa.Check.gt(0)),
         "samples_share": pa.Column(float, pa.Check.in_range(0, 1)),
         "reasons": pa.Column("string"),
+        "samples_metric": pa.Column("string", pa.Check.isin([SAMPLES, SUMMED])),
     },
     strict=True,
     ordered=True,

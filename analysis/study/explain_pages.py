@@ -8,6 +8,7 @@ import math
 
 import pandas as pd
 
+from analysis.reports.hotspots import SAMPLES, SUMMED
 from analysis.study.evidence import DurationChange, Launch
 from analysis.study.explain import Explanation, STALL_MEANING, findings_change
 from analysis.study.targets import to_markdown
@@ -116,11 +117,17 @@ def pair_page(title: str, a: Launch, b: Launch, e: Explanation, parts: pd.DataFr
                              "beyond noise": mech["beyond_noise"].map(_beyond)})
     out.append(_md_table(mech))
     out.append(f"\n{h} Nsight Compute's findings (estimated speedup, %)\n")
-    fc = findings_change(a.findings, b.findings)
+    every = findings_change(a.findings, b.findings)
+    fc = every[every["status"] != "unchanged"]
     if a.findings.empty or b.findings.empty:
         out.append("A side's report holds no guided-analysis rule results.\n")
-    fc = fc[fc["status"] != "unchanged"]
-    out.append(_md_table(fc.assign(speedup_a=fc["speedup_a"].map(_n), speedup_b=fc["speedup_b"].map(_n))))
+    elif every.empty:  # e.g. the rules of Nsight Compute 2023.1 give warnings without an estimate
+        out.append(f"Both reports hold rule results ({len(a.findings)} and {len(b.findings)}), none with an "
+                   "estimated speedup: each set's findings.md lists them.\n")
+    elif fc.empty:
+        out.append(f"The {len(every)} findings with an estimated speedup differ by less than 1 percentage point.\n")
+    if len(fc) or a.findings.empty or b.findings.empty:
+        out.append(_md_table(fc.assign(speedup_a=fc["speedup_a"].map(_n), speedup_b=fc["speedup_b"].map(_n))))
     out.append(f"\n{HOW_TO_READ}\n")
     return "\n".join(out)
 
@@ -170,7 +177,8 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
            "to (kernels built with `-lineinfo`) and the samples by stall reason "
            "(`smsp__pcsamp_warps_issue_stalled_*`). PC offset: bytes from the lowest sampled address.\n"]
     if hotspots.empty:
-        out.append("The set's reports hold no warp-sampling data (Source Counters section).\n")
+        out.append("The set's reports hold no warp-sampling data (`smsp__pcsamp_*`, the Source Counters "
+                   "section).\n")
         return "\n".join(out)
     h = hotspots[hotspots["n"].notna()] if hotspots["n"].notna().any() else hotspots
     for kernel, g in h.groupby("kernel", sort=True):
@@ -192,6 +200,10 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
                                   "samples": one["samples"].map(lambda v: f"{v:,.0f}"),
                                   "share": one["samples_share"].map(lambda v: f"{v * 100:.1f} %"),
                                   "by reason": one["reasons"]})
+            if "samples_metric" in one and (one["samples_metric"] == SUMMED).any():
+                out.append(f"Samples: the sum of the stall reasons at each PC ({SUMMED}): the report's "
+                           f"Nsight Compute wrote no `{SAMPLES}`. Where reports hold both, the two are equal at "
+                           "every PC.\n")
             out.append(_md_table(table))
     return "\n".join(out)
 
