@@ -64,7 +64,8 @@ def test_damaged_cache_entry_is_read_again(four, tmp_path):
     parse_reports(four, cache, workers=1)
     stem = four[0].name.removesuffix(".ncu-rep.xz")
     (cache / f"{stem}.parquet").write_bytes(b"not parquet")
-    got = parse_reports(four, cache, workers=1)
+    with pytest.warns(UserWarning, match=rf"{stem}\.parquet: the cached table of .* is damaged"):
+        got = parse_reports(four, cache, workers=1)
     assert got.parsed == [four[0]] and not got.errors
     pd.testing.assert_frame_equal(got.metrics[0], load_report(four[0]))
 
@@ -199,28 +200,34 @@ def test_a_set_of_several_gpus_shares_its_readers_and_gets_each_reports_units(fo
 
 
 
-_SCRIPT = """\
-import sys
-from analysis.reports.parse import parse_reports
-print("top level ran", flush=True)
-{guard}got = parse_reports(sys.argv[1:], workers=2)
-{indent}print("rows", sum(len(m) for m in got.metrics), "errors", len(got.errors), flush=True)
-"""
+#: Scripts of a user calling parse_reports: the call's place (the reports are sys.argv[1:]).
+_SCRIPTS = {
+    "top level": 'got = parse_reports(sys.argv[1:], workers=2)\n',
+    "under another if": 'if len(sys.argv) > 1:\n    got = parse_reports(sys.argv[1:], workers=2)\n',
+    "in a thread": ("import threading\nout = {}\n"
+                    "t = threading.Thread(target=lambda: out.update(got=parse_reports(sys.argv[1:], workers=2)))\n"
+                    "t.start()\nt.join()\ngot = out['got']\n"),
+    "latin-1 source": "# caf\xe9\ngot = parse_reports(sys.argv[1:], workers=2)\n",
+    "guarded": 'if __name__ == "__main__":\n    got = parse_reports(sys.argv[1:], workers=2)\n',
+}
 
 
-@pytest.mark.parametrize("guarded", [False, True], ids=["unguarded", "guarded"])
-def test_a_script_without_the_main_guard_is_not_run_again_by_the_readers(tmp_path, guarded):
-    """A user's script calling parse_reports at its top level, without `if __name__ ==
-    "__main__":`, ran its top-level code once more in each reader process (whose start then
-    failed with multiprocessing's "bootstrapping phase" RuntimeError), and the reports were
-    read again a process each. Now it is run once, told why, and its reports read here."""
+@pytest.mark.parametrize("where", list(_SCRIPTS))
+def test_a_script_without_the_main_guard_is_not_run_again_by_the_readers(tmp_path, where):
+    """A user's script calling parse_reports other than under `if __name__ == "__main__":`
+    ran its top-level code once more in each reader process (whose start then failed with
+    multiprocessing's "bootstrapping phase" RuntimeError), and the reports were read again
+    a process each. Now it is run once, told why, and its reports read here. Missed at
+    first: a call under another `if`, from a thread, in a script of another encoding."""
     import os
     import subprocess
     import sys
 
     script = tmp_path / "mine.py"
-    script.write_text(_SCRIPT.format(guard='if __name__ == "__main__":\n    ' if guarded else "",
-                                     indent="    " if guarded else ""))
+    head = "# -*- coding: latin-1 -*-\n" if where == "latin-1 source" else ""
+    body = (head + "import sys\nfrom analysis.reports.parse import parse_reports\nprint('top level ran', flush=True)\n"
+            + _SCRIPTS[where] + "print('rows', sum(len(m) for m in got.metrics), 'errors', len(got.errors))\n")
+    script.write_bytes(body.encode("latin-1"))
     reports = [REPO / "tests" / "data" / f"{r}.ncu-rep.xz" for r in ("add_n1024", "several")]
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.run([sys.executable, str(script), *map(str, reports)], capture_output=True, text=True,
@@ -230,8 +237,39 @@ def test_a_script_without_the_main_guard_is_not_run_again_by_the_readers(tmp_pat
     assert f"rows {rows} errors 0" in proc.stdout
     assert "RuntimeError" not in proc.stderr and "bootstrapping" not in proc.stderr
     said = "outside `if __name__ == '__main__':`; reader processes would run that script again"
-    if guarded:  # the workers import the script, whose top level outside the guard runs there too
+    if where == "guarded":  # the workers import the script, whose top level outside the guard runs there too
         assert said not in proc.stderr
     else:
         assert proc.stdout.count("top level ran") == 1
         assert said in proc.stderr and str(script) in proc.stderr
+
+
+def test_a_damaged_cache_entry_is_warned_of_and_the_report_read_again(tmp_path):
+    """One flipped byte in a cached parquet file read without error and gave other values,
+    which the set's tables then held without a word (the key checked the report's bytes
+    only); one in its pandas metadata raised an error the cache did not catch, failing
+    every later parse. Now each table's SHA-256 is kept with the key."""
+    report = REPO / "tests" / "data" / "add_n1024.ncu-rep.xz"
+    cache = tmp_path / "cache"
+    first = parse_reports([report], cache)
+    cached = cache / "add_n1024.parquet"
+    good = cached.read_bytes()
+    # a flip that pandas reads without error, to other values: the first such offset
+    for offset in range(len(good) // 4, len(good)):
+        bad = bytearray(good)
+        bad[offset] ^= 1
+        cached.write_bytes(bytes(bad))
+        try:
+            if not pd.read_parquet(cached).equals(first.metrics[0]):
+                break
+        except Exception:  # noqa: BLE001 (this flip is caught by the reader itself)
+            continue
+    else:
+        pytest.fail("no flipped byte reads as other values")
+    with pytest.warns(UserWarning, match=r"add_n1024\.parquet: the cached table of add_n1024\.ncu-rep\.xz is "
+                                         r"damaged \(its SHA-256 is not the one recorded"):
+        again = parse_reports([report], cache)
+    assert again.parsed == [report] and again.cached == []
+    pd.testing.assert_frame_equal(again.metrics[0], first.metrics[0])
+    assert cached.read_bytes() == good  # written again whole
+    assert parse_reports([report], cache).cached == [report]  # and taken from the cache after

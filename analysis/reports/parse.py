@@ -10,8 +10,10 @@ the one file that crashed or hung the reader.
 
 Cache: each report's tables are kept as ``{stem}.parquet``, ``{stem}.instances.parquet``,
 ``{stem}.findings.parquet`` and ``{stem}.hotspots.parquet`` in a cache folder, with
-``{stem}.key`` holding the SHA-256 of the report file and of this parser (:data:`FINGERPRINT`). A report whose key matches is not read again, so adding one
-report to a set re-reads only that one; editing a report or the parser re-reads it.
+``{stem}.key`` holding the SHA-256 of the report file and of this parser (:data:`FINGERPRINT`),
+then the SHA-256 of each table file. A report whose key matches is not read again, so adding
+one report to a set re-reads only that one; editing a report or the parser re-reads it, and a
+table file whose bytes changed since it was written is warned of and its report read again.
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ import ast
 import concurrent.futures as cf
 import hashlib
 import inspect
+import io
 import multiprocessing
 import sys
+import threading
+import tokenize
 import warnings
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -122,23 +127,48 @@ def _complete(got: tuple) -> tuple[pd.DataFrame, ...]:
 
 
 def _from_cache(cache: Path, path: Path, key: str) -> tuple[pd.DataFrame, ...] | None:
+    """The cached tables of report ``path``, or None where the entry is absent, of another
+    report content or parser (``key``), or damaged: a table whose SHA-256 is not the one
+    its key file recorded when it was written (a flipped byte in a parquet file can read
+    without error and give other values), or that does not read. A damaged entry is
+    warned of, naming the file, and the report is read again."""
     tables, keyfile = _cache_paths(cache, path)
     try:
-        if keyfile.read_text(encoding="ascii") != key:
-            return None
-        return tuple(pd.read_parquet(t) for t in tables)
-    except (OSError, ValueError):  # absent, or a damaged cache file: read the report again
+        lines = keyfile.read_text(encoding="ascii").splitlines()
+    except (OSError, ValueError):  # absent, or not text: read the report again
         return None
+    if not lines or lines[0] != key:
+        return None
+    sums = dict(reversed(line.split(" ", 1)) for line in lines[1:] if " " in line)
+    got = []
+    for table in tables:
+        try:
+            data = table.read_bytes()
+            if hashlib.sha256(data).hexdigest() != sums.get(table.name):
+                raise ValueError("its SHA-256 is not the one recorded when it was written")
+            got.append(pd.read_parquet(io.BytesIO(data)))
+        except Exception as exc:  # noqa: BLE001 (any failure of a damaged file: pyarrow's, numpy's, pandas')
+            warnings.warn(f"{table}: the cached table of {path.name} is damaged ({exc}); the report is read again",
+                          stacklevel=2)
+            return None
+    return tuple(got)
 
 
 def _to_cache(cache: Path, path: Path, key: str, *got: pd.DataFrame) -> None:
+    """Write ``got`` (:data:`TABLES`) as the cache entry of ``path``: each table atomically,
+    then the key file: ``key``, then ``{sha256} {file name}`` of each table."""
     tables, k = _cache_paths(cache, path)
     k.unlink(missing_ok=True)  # the key goes last: a half-updated entry is never valid
+    sums = []
     for target, table in zip(tables, got):
+        buf = io.BytesIO()
+        table.to_parquet(buf, index=False)
+        data = buf.getvalue()
         with atomic_path(target) as tmp:
-            table.to_parquet(tmp, index=False)
+            tmp.write_bytes(data)
+        sums.append(f"{hashlib.sha256(data).hexdigest()} {target.name}")
     with atomic_path(k) as tmp:
-        tmp.write_text(key, encoding="ascii")
+        tmp.write_text("\n".join([key, *sums]) + "\n", encoding="ascii")
 
 
 def _read_one(path: str, expect_launches: int | None) -> tuple[pd.DataFrame, ...]:
@@ -156,10 +186,20 @@ def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
         child.join(timeout=5)
 
 
+def _is_main_guard(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` (either side)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
+
+
 def _unguarded_script() -> str | None:
     """The script run as ``__main__`` where the current call comes from one of its top-level
-    statements outside any ``if`` (so not under ``if __name__ == "__main__":``); None for a
-    guarded call, a package's ``__main__``, ``python -c``, an interactive session or a notebook.
+    statements other than ``if __name__ == "__main__":`` (seen from the main thread's stack,
+    also for a call from another thread); None for a guarded call, a package's ``__main__``,
+    ``python -c``, an interactive session or a notebook.
 
     The pool's worker processes (forkserver) import such a script again, as Python's
     multiprocessing does with every main module ("safe importing of main module" in its
@@ -171,18 +211,21 @@ def _unguarded_script() -> str | None:
     if path is None or (spec is not None and (spec.name == "__main__" or spec.name.endswith(".__main__"))):
         return None
     frame = inspect.currentframe()
+    if threading.current_thread() is not threading.main_thread():
+        frame = sys._current_frames().get(threading.main_thread().ident)
     while frame is not None and not (frame.f_code.co_name == "<module>" and frame.f_globals is vars(main)):
         frame = frame.f_back
     if frame is None:
         return None
     try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+        with tokenize.open(path) as fh:  # the script's own encoding
+            tree = ast.parse(fh.read())
     except (OSError, SyntaxError, ValueError):
         return None
     line = frame.f_lineno
     for stmt in tree.body:
         if stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno):
-            return None if isinstance(stmt, ast.If) else path
+            return None if isinstance(stmt, ast.If) and _is_main_guard(stmt.test) else path
     return None
 
 
@@ -302,7 +345,7 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
 
         script = _unguarded_script()
         if script is not None:
-            warnings.warn(f"parse_reports is called at the top level of {script}, outside `if __name__ == "
+            warnings.warn(f"parse_reports is called from {script} outside `if __name__ == "
                           "'__main__':`; reader processes would run that script again (Python's multiprocessing "
                           f"imports the main module in each), so the {len(todo)} report(s) are read in this process, "
                           "one after the other, without the pool's guard against a reader that crashes or hangs. "
@@ -360,6 +403,7 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
         SchemaError: a table does not match its declared schema;
         SetFileError: ``timings`` is not a valid timings.csv (:func:`analysis.reports.setfiles.read_timings`).
     """
+    from analysis.logged import warn
     from analysis.reports.schemas import validate_set
     from analysis.reports.tables import read_metadata, set_table
 
@@ -381,7 +425,11 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
         from analysis.reports.setfiles import read_timings
 
         times = read_timings(timings)  # a broken timings.csv stops the job before anything is written
-    got = parse_reports(reports, cache, workers=workers)
+    with warnings.catch_warnings(record=True) as caught:  # e.g. a damaged cache entry: on the console too
+        warnings.simplefilter("always")
+        got = parse_reports(reports, cache, workers=workers)
+    for w in caught:
+        warn(str(w.message))
     print(f"{set_name}: {len(got.parsed)} reports read, {len(got.cached)} from the cache ({cache}), "
           f"{len(got.errors)} failed")
     got.raise_errors(f"profile set {set_name}")

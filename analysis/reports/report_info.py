@@ -153,31 +153,39 @@ def _distinct(values: list[str]) -> str | None:
     return ", ".join(seen) if seen else None
 
 
-#: File signatures of compressors and archives a report may have been packed with (each
-#: format's magic number: gzip RFC 1952, zip APPNOTE 4.3.7, bzip2 "BZh", Zstandard RFC 8878,
-#: 7-Zip, xz's file format 2.1.1.1), so that such a file is named for what it is, not as a
-#: damaged report.
-_PACKED = {b"\x1f\x8b": "gzip", b"PK\x03\x04": "zip", b"BZh": "bzip2", b"\x28\xb5\x2f\xfd": "zstd",
-           b"7z\xbc\xaf\x27\x1c": "7-Zip", _XZ_MAGIC: "xz"}
+#: File signatures of compressors and archives a report may have been packed with, as
+#: (offset, magic, what the file is): each format's magic number (gzip RFC 1952, zip APPNOTE
+#: 4.3.7, bzip2 "BZh", Zstandard RFC 8878, 7-Zip, xz's file format 2.1.1.1, POSIX tar's
+#: "ustar" at byte 257, and the legacy .lzma header's usual first bytes: properties 0x5D,
+#: then a dictionary size whose low two bytes are 0), so that such a file is named for what
+#: it is, not as a damaged report.
+_PACKED = ((0, b"\x1f\x8b", "gzip-compressed"), (0, b"PK\x03\x04", "a zip archive"),
+           (0, b"BZh", "bzip2-compressed"), (0, b"\x28\xb5\x2f\xfd", "zstd-compressed"),
+           (0, b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"), (0, _XZ_MAGIC, "xz-compressed"),
+           (257, b"ustar", "a tar archive"), (0, b"\x5d\x00\x00", "lzma-compressed (legacy .lzma)"))
+#: What :func:`packed_with` says of an xz file.
+XZ = "xz-compressed"
 
 
 def packed_with(path: Path) -> str | None:
-    """The compressor or archiver whose signature ``path`` starts with (``gzip``, ``zip``,
-    ``bzip2``, ``zstd``, ``7-Zip``, ``xz``), or None.
+    """What ``path`` is where it starts with the signature of a compressor or archiver
+    (:data:`_PACKED`: ``gzip-compressed``, ``a zip archive``, ``xz-compressed``, ``a tar
+    archive``...), else None.
 
     Raises:
         OSError: the file cannot be read.
     """
     with open(path, "rb") as fh:
-        head = fh.read(8)
-    return next((name for magic, name in _PACKED.items() if head.startswith(magic)), None)
+        head = fh.read(262)
+    return next((what for at, magic, what in _PACKED if head[at:at + len(magic)] == magic), None)
 
 
 def check_report_file(path: Path) -> None:
     """What every reader checks before opening ``path``: it exists, is named ``.ncu-rep`` or
     ``.ncu-rep.xz``, is a regular file (not a folder, a pipe or a device), is not empty, and
-    is not packed with another tool than its name says (a ``.ncu-rep`` that is gzip, zip,
-    bzip2, zstd, 7-Zip or xz; a ``.ncu-rep.xz`` that is one of the others).
+    is not packed otherwise than its name says (a ``.ncu-rep`` that is gzip, zip, bzip2,
+    zstd, 7-Zip, tar, legacy lzma or xz; a ``.ncu-rep.xz`` that is one of the others:
+    :func:`packed_with`).
 
     Raises:
         ReportError: the first of these that fails, naming the file.
@@ -194,10 +202,10 @@ def check_report_file(path: Path) -> None:
         raise ReportError(path, "file is empty", _DAMAGED)
     packed = packed_with(path)
     xz = path.name.endswith(".xz")
-    if packed == "xz" and not xz:
+    if packed == XZ and not xz:
         raise ReportError(path, "is xz-compressed, though named .ncu-rep", "name it .ncu-rep.xz")
-    if packed not in (None, "xz"):
-        raise ReportError(path, f"is {packed}-compressed, not {'xz' if xz else 'a plain report'}",
+    if packed not in (None, XZ):
+        raise ReportError(path, f"is {packed}, not {'xz' if xz else 'a plain report'}",
                           f"unpack it to a .ncu-rep file{' (or recompress that with xz)' if xz else ''}")
 
 

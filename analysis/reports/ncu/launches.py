@@ -190,13 +190,25 @@ def _nvtx_names(action) -> tuple[str | None, str | None]:
     return (";".join(named) or None) if is_range else None, nvtx
 
 
+def _packed_inside(path: Path, plain: Path) -> None:
+    """Raise ReportError where the xz stream of ``path`` (decompressed to ``plain``) holds a
+    compressed file or an archive (xz of an xz or of a gzip), not a report."""
+    from analysis.reports.report_info import packed_with
+
+    if plain != path and (what := packed_with(plain)) is not None:
+        raise ReportError(path, f"its xz stream holds a file that is {what}, not a report",
+                          "unpack it to a .ncu-rep file (or recompress that with xz)")
+
+
 def _open(path: Path, plain: Path):
     try:
         ctx = _native_load(str(plain))
     except Exception as exc:  # the native reader's own failure
+        _packed_inside(path, plain)
         raise ReportError(path, f"ncu_report cannot read it ({type(exc).__name__}: {exc})",
                           "is it an Nsight Compute report?") from None
     if ctx.num_ranges() == 0:
+        _packed_inside(path, plain)
         raise ReportError(path, "holds no profiling range (truncated, or not a report)",
                           REPROFILE)
     return ctx
