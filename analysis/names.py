@@ -83,12 +83,21 @@ def report_stem(path: str | Path) -> str:
 NA_LIKE_NAMES = frozenset({"NA", "NULL", "NaN", "None", "nan", "null"})
 
 
+#: The longest set name, in bytes: a comparison's folder ``figures/compare/{a}__vs__{b}`` is one
+#: path component, and file systems allow 255 bytes a component (two names of 129 bytes failed).
+MAX_SET_NAME = 120
+
+
 def set_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a profile set, or None: ``default`` is Snakemake's
-    workflow-profile folder under ``profiles/``, and the :data:`NA_LIKE_NAMES` read back as
-    missing values from the set's own tables."""
+    workflow-profile folder under ``profiles/``, the :data:`NA_LIKE_NAMES` read back as
+    missing values from the set's own tables, and a name longer than :data:`MAX_SET_NAME`
+    bytes gives comparison folders longer than a file name may be."""
     if name == "default":
         return "'default' is Snakemake's profile folder"
     if name in NA_LIKE_NAMES:
         return f"pandas reads {name!r} in a table as a missing value, so the set's rows would lose their name"
+    if len(name.encode()) > MAX_SET_NAME:
+        return (f"{len(name.encode())} bytes long; a comparison's folder figures/compare/A__vs__B is one file name "
+                f"of at most 255 bytes, so a set name may have at most {MAX_SET_NAME}")
     return None

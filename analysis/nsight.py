@@ -79,6 +79,12 @@ def load_report(path: str):
 
 def used_outside() -> bool:
     """True where this process opened a report with ``ncu_report`` other than through
-    :func:`load_report`, or imported ``ncu_report`` before this module (so may have)."""
+    :func:`load_report`, imported ``ncu_report`` before this module (so may have), or holds
+    a native module without the recording function (``ncu_report`` removed from
+    ``sys.modules`` and imported again, as autoreload tools do: the new copy may have been
+    used unseen)."""
+    native = sys.modules.get("ncu_report._ncu_report")
+    if native is not None and getattr(native.load_report, "_analysis_record", None) is not _RECORD:
+        _RECORD.mark()
     with _RECORD.lock:
         return _RECORD.used

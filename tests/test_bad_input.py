@@ -117,7 +117,7 @@ def _packed(kind: str, plain: bytes) -> bytes:
     ("zip", "int8_wmma_n512.ncu-rep", "is a zip archive, not a plain report"),
     ("tar", "int8_wmma_n512.ncu-rep", "is a tar archive, not a plain report"),
     ("lzma", "int8_wmma_n512.ncu-rep", "is lzma-compressed (legacy .lzma), not a plain report"),
-    ("gzip", "int8_wmma_n512.ncu-rep.xz", "is gzip-compressed, not xz (unpack it to a .ncu-rep file (or recompress"),
+    ("gzip", "int8_wmma_n512.ncu-rep.xz", "is gzip-compressed, not xz (unpack it to a .ncu-rep file, or recompress that with xz)"),
     ("bzip2", "int8_wmma_n512.ncu-rep.xz", "is bzip2-compressed, not xz"),
     ("xz", "int8_wmma_n512.ncu-rep", "is xz-compressed, though named .ncu-rep (name it .ncu-rep.xz)"),
     ("xz+xz", "int8_wmma_n512.ncu-rep.xz", "its xz stream holds a file that is xz-compressed, not a report"),

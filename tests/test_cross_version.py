@@ -141,3 +141,25 @@ def test_statuses_count_one_sided_rows_by_reason(sgemm):
     one = split[split["status"].str.startswith("only in") & (split["rows"] > 0)]
     assert (one["reason"] != "").all() and len(set(one["reason"])) > 1
     assert set(split.loc[~split["status"].str.startswith("only in"), "reason"]) == {""}
+
+
+def test_a_report_of_another_gpu_in_a_measured_set_keeps_its_own_versions(foreign_dir, tmp_path, capsys):
+    """The RTX 4070 Ti SUPER report parsed with the H200 set's metadata.json got the set's
+    driver (580.159.04) and Nsight Compute version (2025.3.1) without a word; the report
+    records driver 560.35.03 and ncu 2024.3.1.0. The H200 report beside it keeps the set's."""
+    meta = REPO / "profiles" / "h200_580.159.04_ncu2025.3.1" / "metadata.json"
+    reports = []
+    for src, stem in ((foreign_dir / f"{RTX}.ncu-rep.xz", "theirs"), (H200_ADD, "ours")):
+        reports.append(tmp_path / f"{stem}.ncu-rep.xz")
+        shutil.copy(src, reports[-1])
+    out = tmp_path / "out"
+    write_set_tables(reports, "mixed", meta, tmp_path / "cache", out / "m.parquet", out / "i.parquet")
+    import pandas as pd
+
+    t = pd.read_parquet(out / "m.parquet").drop_duplicates("report").set_index("report")
+    assert t.loc["theirs", "gpu"] == "NVIDIA GeForce RTX 4070 Ti SUPER"
+    assert (t.loc["theirs", "driver"], t.loc["theirs", "ncu_version"]) == ("560.35.03", "2024.3.1.0")
+    assert (t.loc["ours", "driver"], t.loc["ours", "ncu_version"]) == ("580.159.04", "2025.3.1")
+    said = capsys.readouterr().out
+    assert "theirs.ncu-rep.xz: profiled on NVIDIA GeForce RTX 4070 Ti SUPER, not on the set's GPU (NVIDIA H200" in said
+    assert "ours.ncu-rep.xz: profiled on" not in said

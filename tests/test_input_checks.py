@@ -330,3 +330,33 @@ def test_a_target_of_a_set_without_reports_is_refused_before_any_job(tmp_path):
         out = proc.stdout + proc.stderr
         assert proc.returncode != 0, out[-2000:]
         assert f"set {name}: {why}, so there is nothing to parse" in out, out[-2000:]
+
+
+def test_a_long_report_name_is_shortened_so_that_its_set_parses(tmp_path):
+    """A report name of 215 characters was imported as it was, then its set's parse failed
+    with "File name too long" on a cache file, leaving the set half-made."""
+    from analysis.reports.importing import MAX_STEM
+
+    src = tmp_path / "src"
+    src.mkdir()
+    long = "profile_" + "a_rather_long_run_name_" * 9 + "final"
+    assert len(long) > 200
+    shutil.copy(ADD, src / f"{long}.ncu-rep.xz")
+    (stem,) = import_plan(src)
+    assert len(stem) <= MAX_STEM and stem.startswith(long[:100]) and stem.endswith(long[-40:])
+    stored = tmp_path / "set" / f"{stem}.ncu-rep.xz"
+    stored.parent.mkdir()
+    shutil.copy(ADD, stored)
+    out = tmp_path / "out"
+    write_set_tables([stored], "longnames", None, tmp_path / "cache", out / "m.parquet", out / "i.parquet")
+    assert set(pd.read_parquet(out / "m.parquet")["report"]) == {stem}
+
+
+def test_a_set_name_too_long_for_a_comparison_folder_is_refused():
+    """Two sets of 129-character names were imported; comparing them failed with "File name
+    too long" on figures/compare/A__vs__B, and the main job schedules such pairs itself."""
+    from analysis.names import MAX_SET_NAME, set_name_problem
+
+    assert set_name_problem("s" * MAX_SET_NAME) is None
+    assert "at most 120" in set_name_problem("s" * 129)
+    assert len(f"{'s' * MAX_SET_NAME}__vs__{'s' * MAX_SET_NAME}".encode()) <= 255

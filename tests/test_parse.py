@@ -209,6 +209,14 @@ _SCRIPTS = {
                     "t.start()\nt.join()\ngot = out['got']\n"),
     "latin-1 source": "# caf\xe9\ngot = parse_reports(sys.argv[1:], workers=2)\n",
     "guarded": 'if __name__ == "__main__":\n    got = parse_reports(sys.argv[1:], workers=2)\n',
+    # the interpreter ending: the pool raised "cannot schedule new futures after interpreter shutdown"
+    "at exit": ("import atexit\ndef end():\n    got = parse_reports(sys.argv[1:], workers=2)\n"
+                "    print('rows', sum(len(m) for m in got.metrics), 'errors', len(got.errors))\n"
+                'if __name__ == "__main__":\n    atexit.register(end)\n'),
+    "thread left running": ("import threading, time\ndef work():\n    time.sleep(0.5)\n"
+                            "    got = parse_reports(sys.argv[1:], workers=2)\n"
+                            "    print('rows', sum(len(m) for m in got.metrics), 'errors', len(got.errors))\n"
+                            'if __name__ == "__main__":\n    threading.Thread(target=work).start()\n'),
 }
 
 
@@ -225,8 +233,10 @@ def test_a_script_without_the_main_guard_is_not_run_again_by_the_readers(tmp_pat
 
     script = tmp_path / "mine.py"
     head = "# -*- coding: latin-1 -*-\n" if where == "latin-1 source" else ""
+    ending = where in ("at exit", "thread left running")
     body = (head + "import sys\nfrom analysis.reports.parse import parse_reports\nprint('top level ran', flush=True)\n"
-            + _SCRIPTS[where] + "print('rows', sum(len(m) for m in got.metrics), 'errors', len(got.errors))\n")
+            + _SCRIPTS[where] + ("" if ending else
+                                 "print('rows', sum(len(m) for m in got.metrics), 'errors', len(got.errors))\n"))
     script.write_bytes(body.encode("latin-1"))
     reports = [REPO / "tests" / "data" / f"{r}.ncu-rep.xz" for r in ("add_n1024", "several")]
     env = dict(os.environ, PYTHONPATH=str(REPO))
@@ -237,7 +247,9 @@ def test_a_script_without_the_main_guard_is_not_run_again_by_the_readers(tmp_pat
     assert f"rows {rows} errors 0" in proc.stdout
     assert "RuntimeError" not in proc.stderr and "bootstrapping" not in proc.stderr
     said = "outside `if __name__ == '__main__':`; reader processes would run that script again"
-    if where == "guarded":  # the workers import the script, whose top level outside the guard runs there too
+    if ending:
+        assert "parse_reports is called while the interpreter ends" in proc.stderr
+    elif where == "guarded":  # the workers import the script, whose top level outside the guard runs there too
         assert said not in proc.stderr
     else:
         assert proc.stdout.count("top level ran") == 1

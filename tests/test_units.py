@@ -102,6 +102,11 @@ _OUTSIDE = textwrap.dedent("""
         import ncu_report
         importlib.reload(ncu_report)
         load = ncu_report.load_report
+    elif when == "imported-again":  # as autoreload tools do: a new module and native copy
+        for name in [m for m in sys.modules if m == "ncu_report" or m.startswith("ncu_report.")]:
+            del sys.modules[name]
+        import ncu_report
+        load = ncu_report.load_report
     tmp = tempfile.mkdtemp()
     plain = os.path.join(tmp, "report.ncu-rep")
     with lzma.open(foreign) as fin, open(plain, "wb") as fout:
@@ -196,15 +201,16 @@ def test_equal_values_in_one_ncu_version_never_compare_as_unit_changed(foreign_d
         equal.loc[equal["status"] == "unit changed", ["metric", "unit_baseline", "unit_candidate"]].to_string()
 
 
-@pytest.mark.parametrize("when", ["before", "after", "from-import", "reload"])
+@pytest.mark.parametrize("when", ["before", "after", "from-import", "reload", "imported-again"])
 def test_ncu_report_used_directly_before_the_reader_changes_nothing(foreign_dir, tmp_path, when):
     """A script that asked ncu_report itself for a T4 report's metrics, then read an H200
     report with load_report, got 1,317 of its 2,243 metrics typed ``other`` (390 alone)
     and 3 other units, without a word: the reader's record of what the process read did
     not see that read.
-    ncu_report imported before the package, after it, its load_report imported by name, or
-    the module reloaded (which gives ncu_report.load_report back its own code): the table
-    must be the one of a process that read nothing else."""
+    ncu_report imported before the package, after it, its load_report imported by name, the
+    module reloaded (which gives ncu_report.load_report back its own code), or removed from
+    sys.modules and imported again: the table must be the one of a process that read
+    nothing else."""
     ours = REPO / "tests" / "data" / "add_n1024.ncu-rep.xz"  # --set full
     alone = _one_process([ours], tmp_path / "alone")[0]
     out = tmp_path / "after.parquet"

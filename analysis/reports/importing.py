@@ -11,6 +11,7 @@ inside the set by their identity (``analysis.reports.ncu.IDENTITY_COLUMNS``), ne
 
 from __future__ import annotations
 
+import hashlib
 import lzma
 import re
 import shutil
@@ -24,12 +25,24 @@ from analysis.names import ReportName, launch_source, report_stem
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
+#: The longest stem a report gets in a set, in bytes: its cache files (``{stem}.instances.parquet``)
+#: are written under temporary names about 50 bytes longer, within the 255 bytes a file name may
+#: have (a stem of 215 characters was imported, then failed its set's parse).
+MAX_STEM = 150
+
+
 def import_stem(path: str | Path) -> str:
     """The stem a report gets in a set: its file name without ``.ncu-rep[.xz]``, every
     character other than letters, digits, ``.``, ``_``, ``-`` replaced by ``_``, leading
     ``.`` and ``-`` and trailing ``.`` dropped (the name must start with a letter, digit or
-    ``_``: :data:`analysis.workflow.SAFE_REPORT`)."""
-    return _UNSAFE.sub("_", report_stem(path)).lstrip(".-").rstrip(".") or "report"
+    ``_``: :data:`analysis.workflow.SAFE_REPORT`). One longer than :data:`MAX_STEM` keeps its
+    first 100 and last 40 characters (so a ``_n{N}_r{R}`` tail) around the first 8 hex digits
+    of the SHA-256 of the whole file name; ``imported.csv`` keeps the original."""
+    stem = _UNSAFE.sub("_", report_stem(path)).lstrip(".-").rstrip(".") or "report"
+    if len(stem) > MAX_STEM:
+        digest = hashlib.sha256(Path(path).name.encode()).hexdigest()[:8]
+        stem = f"{stem[:100]}_{digest}_{stem[-40:]}"
+    return stem
 
 
 def import_plan(source: str | Path) -> dict[str, Path]:

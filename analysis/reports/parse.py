@@ -344,12 +344,18 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
                 _to_cache(cache_dir, path, keys[path], *got)
 
         script = _unguarded_script()
+        ending = sys.is_finalizing() or not threading.main_thread().is_alive()
         if script is not None:
             warnings.warn(f"parse_reports is called from {script} outside `if __name__ == "
                           "'__main__':`; reader processes would run that script again (Python's multiprocessing "
                           f"imports the main module in each), so the {len(todo)} report(s) are read in this process, "
                           "one after the other, without the pool's guard against a reader that crashes or hangs. "
                           "Put the call under that `if` to read them in parallel.", stacklevel=2)
+            results, errors, retry = _read_here(todo, expect_launches, reader, keep)
+        elif ending:  # at exit, or from a thread the finished main thread left: no new processes then
+            warnings.warn(f"parse_reports is called while the interpreter ends (at exit, or from a thread after "
+                          f"the main thread finished): the {len(todo)} report(s) are read in this process, one after "
+                          "the other", stacklevel=2)
             results, errors, retry = _read_here(todo, expect_launches, reader, keep)
         else:
             results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep, isolate)
@@ -374,6 +380,12 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             out.hotspots.append(tables[p][3])
     return out
 
+
+
+def _display_name(table: pd.DataFrame) -> str | None:
+    """``device__attribute_display_name`` of a report's table (its first launch), or None."""
+    rows = table.loc[table["metric"] == "device__attribute_display_name", "value_str"].dropna()
+    return str(rows.iloc[0]) if len(rows) else None
 
 
 def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | Path | None, cache: str | Path,
@@ -440,14 +452,19 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     from analysis.reports.report_info import report_metadata
 
     own = {}
-    if not all(meta.get(k) for k in ("driver", "cuda_version", "ncu_version")):
-        from analysis.logged import warn
-
-        for p in reports:
-            try:
-                own[report_stem(p)] = report_metadata(p)
-            except ReportError as exc:  # ncu_report read it: its values stay, its versions are NA
-                warn(f"{exc}: its GPU and versions are left NA")
+    to_read = list(reports)
+    if all(meta.get(k) for k in ("driver", "cuda_version", "ncu_version")):
+        # only reports of another GPU than metadata.json's, whose versions cannot be the set's
+        gpus = {str(m["report"].iloc[0]): _display_name(m) for m in got.metrics if len(m)}
+        to_read = [p for p in reports if meta.get("gpu") and gpus.get(report_stem(p)) not in (None, meta["gpu"])]
+        for p in to_read:
+            warn(f"{p}: profiled on {gpus[report_stem(p)]}, not on the set's GPU ({meta['gpu']}, metadata.json): "
+                 "its driver, CUDA and Nsight Compute versions are taken from the report itself")
+    for p in to_read:
+        try:
+            own[report_stem(p)] = report_metadata(p)
+        except ReportError as exc:  # ncu_report read it: its values stay, its versions are NA
+            warn(f"{exc}: its GPU and versions are left NA")
     table = validate_set(set_table(got.metrics, set_name, meta, own), metrics_out)
     inst = pd.concat(got.instances, ignore_index=True)
     with atomic_path(metrics_out) as tmp:

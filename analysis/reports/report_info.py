@@ -206,7 +206,7 @@ def check_report_file(path: Path) -> None:
         raise ReportError(path, "is xz-compressed, though named .ncu-rep", "name it .ncu-rep.xz")
     if packed not in (None, XZ):
         raise ReportError(path, f"is {packed}, not {'xz' if xz else 'a plain report'}",
-                          f"unpack it to a .ncu-rep file{' (or recompress that with xz)' if xz else ''}")
+                          f"unpack it to a .ncu-rep file{', or recompress that with xz' if xz else ''}")
 
 
 def _headers(path: Path) -> tuple[list[bytes], int]:

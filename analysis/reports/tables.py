@@ -229,7 +229,8 @@ def set_table(reports: list[pd.DataFrame], set_name: str, metadata: dict,
     ``ncu_version`` as ``ncu --version`` prints it, ``2025.3.1``), else from each report's
     own session details (four components, ``2025.3.1.0``; ``cuda_version`` is then the
     driver's CUDA version), else NA. In an imported set they are one value per report
-    and can differ within the set.
+    and can differ within the set. A report whose GPU is not metadata.json's (a report of
+    elsewhere put in a measured set) takes none of metadata.json's values.
     """
     frames = []
     for df in reports:
@@ -238,13 +239,15 @@ def set_table(reports: list[pd.DataFrame], set_name: str, metadata: dict,
         own = (report_meta or {}).get(stem) or {}
         major = _metric_num(df, "device__attribute_compute_capability_major")
         minor = _metric_num(df, "device__attribute_compute_capability_minor")
+        gpu = _metric_str(df, "device__attribute_display_name") or own.get("gpu")
+        # a report of another GPU than metadata.json's: the set's versions are not its own
+        meta = {} if gpu and metadata.get("gpu") and gpu != metadata["gpu"] else metadata
         df.insert(0, "set", set_name)
-        df.insert(1, "gpu", _metric_str(df, "device__attribute_display_name") or own.get("gpu")
-                  or metadata.get("gpu"))
+        df.insert(1, "gpu", gpu or metadata.get("gpu"))
         df.insert(2, "cc", f"{int(major)}.{int(minor)}" if major is not None and minor is not None
-                  else own.get("cc") or metadata.get("cc"))
+                  else own.get("cc") or meta.get("cc"))
         for i, key in enumerate(("driver", "cuda_version", "ncu_version"), start=3):
-            df.insert(i, key, metadata.get(key) or own.get(key))
+            df.insert(i, key, meta.get(key) or own.get(key))
         frames.append(df)
     out = pd.concat(frames, ignore_index=True)
     for col in SET_COLUMNS:

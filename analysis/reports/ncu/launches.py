@@ -197,7 +197,7 @@ def _packed_inside(path: Path, plain: Path) -> None:
 
     if plain != path and (what := packed_with(plain)) is not None:
         raise ReportError(path, f"its xz stream holds a file that is {what}, not a report",
-                          "unpack it to a .ncu-rep file (or recompress that with xz)")
+                          "unpack it to a .ncu-rep file, or recompress that with xz")
 
 
 def _open(path: Path, plain: Path):
