@@ -676,3 +676,16 @@ def test_ncu_failure_keeps_every_error_and_warning_line(name):
     msg = ncu_failure(text).splitlines()
     ncu_lines = [ln for ln in text.splitlines() if ln.startswith(("==ERROR==", "==WARNING=="))]
     assert ncu_lines and msg[: len(ncu_lines)] == sorted(ncu_lines, key=lambda ln: not ln.startswith("==ERROR=="))
+
+
+def test_the_child_reader_says_what_it_is_when_asked():
+    """`python -m analysis.reports.ncu --help` gave a raw ValueError traceback."""
+    import subprocess
+    import sys
+
+    for args, rc in ((["--help"], 0), ([], 2)):
+        proc = subprocess.run([sys.executable, "-m", "analysis.reports.ncu", *args], cwd=REPO, capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == rc and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+        assert proc.stderr.startswith("usage: python -m analysis.reports.ncu REPORT OUTDIR")
+        assert "not a tool: read reports with analysis.load_report" in proc.stderr

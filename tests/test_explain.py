@@ -386,8 +386,10 @@ def test_the_findings_page_gives_each_launch_of_a_shared_name_its_own_heading(tm
     _, ev = _evidence(tmp_path, "several_full", [DATA / "several_full.ncu-rep.xz"])
     heads = [line for line in findings_page("several_full", ev.findings).splitlines() if line.startswith("## ")]
     assert len(heads) == ev.findings[["report", "launch"]].drop_duplicates().shape[0] == 8
-    assert "## add, no N: add(const float *, const float *, float *, int) [occurrence 2] (report several_full, " \
+    assert "## add, no N: `add(const float *, const float *, float *, int)` [occurrence 2] (report several_full, " \
            "launch 2)" in heads
+    # in backticks, so that rendered Markdown does not take <float> for an HTML tag
+    assert "## axpy, no N: `void axpy<float>(T1, const T1 *, T1 *, int)` (report several_full, launch 3)" in heads
     assert "## scale, no N" in heads  # a name of one launch keeps its plain heading
 
 

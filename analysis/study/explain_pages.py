@@ -211,9 +211,11 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
 def _launch_name(row: pd.Series, kernel: str) -> str:
     """What a heading adds after ``kernel`` to tell one of its launches from the others of
     its name, before their report and position: ``: {range or demangled name}`` where that
-    says more than the kernel's name, and `` [occurrence k]`` for a later launch of one
-    report; '' for neither (repeats of one profile)."""
+    says more than the kernel's name (a demangled name in backticks: rendered Markdown read
+    ``axpy<float>`` as an HTML tag, so two instantiations' headings looked alike), and
+    `` [occurrence k]`` for a later launch of one report; '' for neither (repeats of one
+    profile)."""
     rng, dem, occ = row.get("range_name"), row.get("demangled"), row.get("occurrence")
-    name = f"range {rng}" if not pd.isna(rng) else ("" if pd.isna(dem) or str(dem) == kernel else str(dem))
+    name = f"range {rng}" if not pd.isna(rng) else ("" if pd.isna(dem) or str(dem) == kernel else f"`{dem}`")
     later = f" [occurrence {int(occ)}]" if not pd.isna(occ) and int(occ) > 0 else ""
     return (f": {name}" if name else "") + later

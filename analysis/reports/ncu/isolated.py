@@ -69,6 +69,11 @@ def _main(argv: list[str]) -> int:
     :func:`_serve_attributes`: ``python -m analysis.reports.ncu --attribute-server [--no-warm]``."""
     if argv[:1] == ["--attribute-server"]:
         return _serve_attributes(warm="--no-warm" not in argv)
+    if len(argv) < 3 or argv[0] in ("-h", "--help"):
+        print(f"usage: python -m analysis.reports.ncu REPORT OUTDIR N|any [all|opcode] [evidence]\n\n{_main.__doc__}\n"
+              "A child process of the package's readers, not a tool: read reports with analysis.load_report.",
+              file=sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
     path, out, expect, *which = argv
     only = OPCODE_INSTANCES if "opcode" in which else None
     evidence = "evidence" in which
