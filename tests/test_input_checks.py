@@ -360,3 +360,15 @@ def test_a_set_name_too_long_for_a_comparison_folder_is_refused():
     assert set_name_problem("s" * MAX_SET_NAME) is None
     assert "at most 120" in set_name_problem("s" * 129)
     assert len(f"{'s' * MAX_SET_NAME}__vs__{'s' * MAX_SET_NAME}".encode()) <= 255
+
+
+@pytest.mark.parametrize("name", ["run_" + "x" * 30, "ab" * 25, "trial_" + "0" * 20 + "_n1024"])
+def test_a_report_name_snakemake_takes_for_periodic_is_changed_at_import(tmp_path, name):
+    """A name ending in 20 or more repeats of one substring stopped the import at Snakemake's
+    job building (PeriodicWildcardError), naming no file."""
+    from snakemake.io import PeriodicityDetector
+
+    shutil.copy(ADD, tmp_path / f"{name}.ncu-rep.xz")
+    (stem,) = import_plan(tmp_path)
+    assert PeriodicityDetector().is_periodic(stem) is None
+    assert stem.startswith(name[:20])

@@ -209,6 +209,8 @@ _SCRIPTS = {
                     "t.start()\nt.join()\ngot = out['got']\n"),
     "latin-1 source": "# caf\xe9\ngot = parse_reports(sys.argv[1:], workers=2)\n",
     "guarded": 'if __name__ == "__main__":\n    got = parse_reports(sys.argv[1:], workers=2)\n',
+    "guarded, and more": ('if __name__ == "__main__" and len(sys.argv) > 1:\n'
+                          '    got = parse_reports(sys.argv[1:], workers=2)\n'),
     # the interpreter ending: the pool raised "cannot schedule new futures after interpreter shutdown"
     "at exit": ("import atexit\ndef end():\n    got = parse_reports(sys.argv[1:], workers=2)\n"
                 "    print('rows', sum(len(m) for m in got.metrics), 'errors', len(got.errors))\n"
@@ -249,7 +251,7 @@ def test_a_script_without_the_main_guard_is_not_run_again_by_the_readers(tmp_pat
     said = "outside `if __name__ == '__main__':`; reader processes would run that script again"
     if ending:
         assert "parse_reports is called while the interpreter ends" in proc.stderr
-    elif where == "guarded":  # the workers import the script, whose top level outside the guard runs there too
+    elif where.startswith("guarded"):  # the workers import the script, whose top level outside the guard runs there
         assert said not in proc.stderr
     else:
         assert proc.stdout.count("top level ran") == 1

@@ -30,6 +30,11 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 #: have (a stem of 215 characters was imported, then failed its set's parse).
 MAX_STEM = 150
 
+#: A name ending in one substring repeated 20 to 100 times: Snakemake takes such a wildcard value
+#: for an endless recursion and stops building its jobs (``PeriodicWildcardError``, from
+#: ``snakemake.io.PeriodicityDetector``'s defaults), naming no file.
+_PERIODIC = re.compile(r"(.+)\1{19,99}$")
+
 
 def import_stem(path: str | Path) -> str:
     """The stem a report gets in a set: its file name without ``.ncu-rep[.xz]``, every
@@ -37,11 +42,14 @@ def import_stem(path: str | Path) -> str:
     ``.`` and ``-`` and trailing ``.`` dropped (the name must start with a letter, digit or
     ``_``: :data:`analysis.workflow.SAFE_REPORT`). One longer than :data:`MAX_STEM` keeps its
     first 100 and last 40 characters (so a ``_n{N}_r{R}`` tail) around the first 8 hex digits
-    of the SHA-256 of the whole file name; ``imported.csv`` keeps the original."""
+    of the SHA-256 of the whole file name, and one ending in a substring repeated 20 times or
+    more gets those 8 digits appended (:data:`_PERIODIC`); ``imported.csv`` keeps the original."""
     stem = _UNSAFE.sub("_", report_stem(path)).lstrip(".-").rstrip(".") or "report"
+    digest = hashlib.sha256(Path(path).name.encode()).hexdigest()[:8]
     if len(stem) > MAX_STEM:
-        digest = hashlib.sha256(Path(path).name.encode()).hexdigest()[:8]
         stem = f"{stem[:100]}_{digest}_{stem[-40:]}"
+    if _PERIODIC.search(stem):  # Snakemake refuses such a wildcard value before any job
+        stem = f"{stem}_{digest}"
     return stem
 
 

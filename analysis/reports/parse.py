@@ -187,7 +187,9 @@ def _stop_workers(pool: cf.ProcessPoolExecutor) -> None:
 
 
 def _is_main_guard(test: ast.expr) -> bool:
-    """``__name__ == "__main__"`` (either side)."""
+    """``__name__ == "__main__"`` (either side), alone or as a term of an ``and``."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_is_main_guard(v) for v in test.values)
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
         return False
     sides = [test.left, test.comparators[0]]
