@@ -258,9 +258,6 @@ def _plain_bytes(path: Path) -> bytes:
 #: more).
 PRESET = 3
 
-#: The six bytes every xz file starts with.
-_XZ_MAGIC = b"\xfd7zXZ\x00"
-
 _DAMAGED = "leave it out of the import, or import the plain .ncu-rep"
 
 
@@ -275,6 +272,7 @@ def copy_checked_xz(src: str | Path, dst: str | Path) -> None:
             other than xz's zero padding after the stream.
     """
     from analysis.errors import ReportError
+    from analysis.reports.report_info import _XZ_MAGIC
 
     src = Path(src)
     dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)

@@ -346,18 +346,18 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
                 _to_cache(cache_dir, path, keys[path], *got)
 
         script = _unguarded_script()
-        ending = sys.is_finalizing() or not threading.main_thread().is_alive()
         if script is not None:
-            warnings.warn(f"parse_reports is called from {script} outside `if __name__ == "
-                          "'__main__':`; reader processes would run that script again (Python's multiprocessing "
-                          f"imports the main module in each), so the {len(todo)} report(s) are read in this process, "
-                          "one after the other, without the pool's guard against a reader that crashes or hangs. "
-                          "Put the call under that `if` to read them in parallel.", stacklevel=2)
-            results, errors, retry = _read_here(todo, expect_launches, reader, keep)
-        elif ending:  # at exit, or from a thread the finished main thread left: no new processes then
-            warnings.warn(f"parse_reports is called while the interpreter ends (at exit, or from a thread after "
-                          f"the main thread finished): the {len(todo)} report(s) are read in this process, one after "
-                          "the other", stacklevel=2)
+            why = (f"parse_reports is called from {script} outside `if __name__ == '__main__':`; reader processes "
+                   "would run that script again (Python's multiprocessing imports the main module in each), so the "
+                   f"{len(todo)} report(s) are read in this process, one after the other, without the pool's guard "
+                   "against a reader that crashes or hangs. Put the call under that `if` to read them in parallel.")
+        elif sys.is_finalizing() or not threading.main_thread().is_alive():  # no new processes then
+            why = ("parse_reports is called while the interpreter ends (at exit, or from a thread after the main "
+                   f"thread finished): the {len(todo)} report(s) are read in this process, one after the other")
+        else:
+            why = None
+        if why is not None:
+            warnings.warn(why, stacklevel=2)
             results, errors, retry = _read_here(todo, expect_launches, reader, keep)
         else:
             results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep, isolate)
@@ -382,12 +382,6 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             out.hotspots.append(tables[p][3])
     return out
 
-
-
-def _display_name(table: pd.DataFrame) -> str | None:
-    """``device__attribute_display_name`` of a report's table (its first launch), or None."""
-    rows = table.loc[table["metric"] == "device__attribute_display_name", "value_str"].dropna()
-    return str(rows.iloc[0]) if len(rows) else None
 
 
 def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | Path | None, cache: str | Path,
@@ -419,7 +413,7 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     """
     from analysis.logged import warn
     from analysis.reports.schemas import validate_set
-    from analysis.reports.tables import read_metadata, set_table
+    from analysis.reports.tables import not_the_sets_gpu, read_metadata, report_gpu, set_table
 
     why = set_name_problem(set_name)
     if why:
@@ -457,8 +451,8 @@ def write_set_tables(reports: list[str | Path], set_name: str, metadata: str | P
     to_read = list(reports)
     if all(meta.get(k) for k in ("driver", "cuda_version", "ncu_version")):
         # only reports of another GPU than metadata.json's, whose versions cannot be the set's
-        gpus = {str(m["report"].iloc[0]): _display_name(m) for m in got.metrics if len(m)}
-        to_read = [p for p in reports if meta.get("gpu") and gpus.get(report_stem(p)) not in (None, meta["gpu"])]
+        gpus = {str(m["report"].iloc[0]): report_gpu(m) for m in got.metrics if len(m)}
+        to_read = [p for p in reports if not_the_sets_gpu(gpus.get(report_stem(p)), meta)]
         for p in to_read:
             warn(f"{p}: profiled on {gpus[report_stem(p)]}, not on the set's GPU ({meta['gpu']}, metadata.json): "
                  "its driver, CUDA and Nsight Compute versions are taken from the report itself")

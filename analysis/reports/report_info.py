@@ -45,6 +45,8 @@ _PROVIDERS = {
 }
 
 _MAGIC = b"NVR\0"
+#: The six bytes every xz file starts with (xz's file format 2.1.1.1), for the readers and the
+#: import alike.
 _XZ_MAGIC = b"\xfd7zXZ\x00"
 _DAMAGED = "profile the kernel again, or remove the file from its set"
 
@@ -183,8 +185,8 @@ def packed_with(path: Path) -> str | None:
 def check_report_file(path: Path) -> None:
     """What every reader checks before opening ``path``: it exists, is named ``.ncu-rep`` or
     ``.ncu-rep.xz``, is a regular file (not a folder, a pipe or a device), is not empty, and
-    is not packed otherwise than its name says (a ``.ncu-rep`` that is gzip, zip, bzip2,
-    zstd, 7-Zip, tar, legacy lzma or xz; a ``.ncu-rep.xz`` that is one of the others:
+    is packed as its name says (a ``.ncu-rep`` that is gzip, zip, bzip2, zstd, 7-Zip, tar,
+    legacy lzma or xz, or a ``.ncu-rep.xz`` without an xz header, is refused:
     :func:`packed_with`).
 
     Raises:
@@ -207,6 +209,9 @@ def check_report_file(path: Path) -> None:
     if packed not in (None, XZ):
         raise ReportError(path, f"is {packed}, not {'xz' if xz else 'a plain report'}",
                           f"unpack it to a .ncu-rep file{', or recompress that with xz' if xz else ''}")
+    if xz and packed is None:
+        raise ReportError(path, "is not an xz file (no xz header)",
+                          "compress reports with xz, or drop the .xz suffix of a plain .ncu-rep")
 
 
 def _headers(path: Path) -> tuple[list[bytes], int]:
@@ -218,11 +223,7 @@ def _headers(path: Path) -> tuple[list[bytes], int]:
     path = Path(path)
     check_report_file(path)
     try:
-        if path.suffix == ".xz":
-            with open(path, "rb") as raw:
-                if raw.read(len(_XZ_MAGIC)) != _XZ_MAGIC:
-                    raise ReportError(path, "is not an xz file (no xz header)",
-                                      "compress reports with xz, or drop the .xz suffix of a plain .ncu-rep")
+        if path.suffix == ".xz":  # its xz header checked by check_report_file
             with lzma.open(path, "rb") as fh:
                 found = _session_details(path, fh, None)
         else:

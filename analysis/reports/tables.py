@@ -207,6 +207,17 @@ def _metric_num(df: pd.DataFrame, metric: str) -> float | None:
     return float(hit.iloc[0]) if len(hit) else None
 
 
+def report_gpu(table: pd.DataFrame) -> str | None:
+    """The GPU a report's tidy table names (``device__attribute_display_name``), or None."""
+    return _metric_str(table, "device__attribute_display_name")
+
+
+def not_the_sets_gpu(gpu: str | None, metadata: dict) -> bool:
+    """Whether a report's ``gpu`` is known and another than the one the set's metadata.json
+    names (a report of elsewhere in a measured set: metadata.json's versions are not its)."""
+    return bool(gpu and metadata.get("gpu") and gpu != metadata["gpu"])
+
+
 #: The set columns a report's own session details can give (analysis.reports.report_info).
 _REPORT_KEYS = ("gpu", "cc", "driver", "cuda_version", "ncu_version")
 
@@ -239,9 +250,8 @@ def set_table(reports: list[pd.DataFrame], set_name: str, metadata: dict,
         own = (report_meta or {}).get(stem) or {}
         major = _metric_num(df, "device__attribute_compute_capability_major")
         minor = _metric_num(df, "device__attribute_compute_capability_minor")
-        gpu = _metric_str(df, "device__attribute_display_name") or own.get("gpu")
-        # a report of another GPU than metadata.json's: the set's versions are not its own
-        meta = {} if gpu and metadata.get("gpu") and gpu != metadata["gpu"] else metadata
+        gpu = report_gpu(df) or own.get("gpu")
+        meta = {} if not_the_sets_gpu(gpu, metadata) else metadata  # then the set's versions are not its own
         df.insert(0, "set", set_name)
         df.insert(1, "gpu", gpu or metadata.get("gpu"))
         df.insert(2, "cc", f"{int(major)}.{int(minor)}" if major is not None and minor is not None

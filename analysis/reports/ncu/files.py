@@ -12,10 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from analysis.errors import ReportError
-from analysis.reports.report_info import check_report_file
+from analysis.reports.report_info import _XZ_MAGIC, check_report_file
 
 
-_XZ_MAGIC = b"\xfd7zXZ\x00"
 #: The next step for a damaged report, wherever it came from.
 REPROFILE = "profile the kernel again, or remove the file from its set"
 
