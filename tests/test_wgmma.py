@@ -35,9 +35,11 @@ CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 WGMMA = {"fp16_wgmma": r"HGMMA\.64x256x16\.F32", "int8_wgmma": r"IGMMA\.64x256x32\.S8\.S8",
          "fp16_wgmma_cluster": r"HGMMA\.64x256x16\.F32", "int8_wgmma_cluster": r"IGMMA\.64x256x32\.S8\.S8",
          "fp16_wgmma_cluster_f16c": r"HGMMA\.64x256x16\.F32", "int8_wgmma_serpentine": r"IGMMA\.64x256x32\.S8\.S8",
+         "fp16_wgmma_serpentine": r"HGMMA\.64x256x16\.F32",
          "int4_wgmma_unpack_s8": r"IGMMA\.64x128x32\.S8\.S8", "int4_wgmma_persistent": r"IGMMA\.64x128x32\.S8\.S8"}
 # The persistent kernels in clusters of two CTAs sharing B (kernels/wgmma_gemm.cuh CLUSTER_M, PERSISTENT)
-CLUSTER = {"fp16_wgmma_cluster", "int8_wgmma_cluster", "fp16_wgmma_cluster_f16c", "int8_wgmma_serpentine"}
+CLUSTER = {"fp16_wgmma_cluster", "int8_wgmma_cluster", "fp16_wgmma_cluster_f16c", "int8_wgmma_serpentine",
+           "fp16_wgmma_serpentine"}
 # Their build parameters, and those of the persistent INT4 kernel (kernels/int4_wgmma.cuh PERSISTENT)
 BUILD_PARAMS = {**{k: ["-DCLUSTER_M=2", "-DPERSISTENT=1"] for k in CLUSTER},
                 "int4_wgmma_persistent": ["-DPERSISTENT=1"]}
@@ -53,7 +55,7 @@ def _smem_int4(t):
 
 
 SMEM = {**{k: _smem_ab for k in ("fp16_wgmma", "int8_wgmma", "fp16_wgmma_cluster", "int8_wgmma_cluster",
-                                 "fp16_wgmma_cluster_f16c", "int8_wgmma_serpentine")},
+                                 "fp16_wgmma_cluster_f16c", "int8_wgmma_serpentine", "fp16_wgmma_serpentine")},
         "int4_wgmma_unpack_s8": _smem_int4, "int4_wgmma_persistent": _smem_int4}
 # wgmma and TMA copies in the SASS: 4 wgmma per K tile (its 128 INT8 or 64 FP16 of K in
 # 32-byte steps) and one copy per operand; the INT4 kernel issues 8 per K tile (two m64
@@ -62,7 +64,8 @@ SMEM = {**{k: _smem_ab for k in ("fp16_wgmma", "int8_wgmma", "fp16_wgmma_cluster
 # tiles in pairs only), and its copies are issued before and in the loop.
 SASS_COUNTS = {"fp16_wgmma": (4, 2), "int8_wgmma": (4, 2), "fp16_wgmma_cluster": (4, 2),
                "int8_wgmma_cluster": (4, 2), "int4_wgmma_unpack_s8": (24, 4), "int4_wgmma_persistent": (16, 4),
-               "fp16_wgmma_cluster_f16c": (4, 2), "int8_wgmma_serpentine": (4, 2)}
+               "fp16_wgmma_cluster_f16c": (4, 2), "int8_wgmma_serpentine": (4, 2),
+               "fp16_wgmma_serpentine": (4, 2)}
 
 
 def test_registry_entries():
@@ -213,14 +216,15 @@ def test_builds_for_sm_90a_without_spills_and_issues_gmma_and_tma(built, kernel)
     assert len(re.findall(r"UCGABAR_ARV", sass)) == 2 * (kernel in CLUSTER)
     assert len(re.findall(r"MEMBAR\.ALL\.GPU", sass)) == 2 * (kernel in CLUSTER)
     # C: FP16 rounded in pairs and stored 16 bytes a lane after two butterfly shuffles per store
-    # (the FP16-C kernel); INT32 16 bytes a lane after one shuffle pair per store (STORE64 of the
-    # serpentine kernel: 32 stores of 8 rows x 64 bytes per warp); else FP32/INT32 pairs of 8 bytes
+    # (the FP16-C kernel); INT32 or FP32 16 bytes a lane after one shuffle pair per store (STORE64
+    # of the serpentine kernels: 32 stores of 8 rows x 64 bytes per warp); else FP32/INT32 pairs
+    # of 8 bytes
     stores = re.findall(r"\bSTG\.E(?:\.\d+)?\b", sass)
     if kernel == "fp16_wgmma_cluster_f16c":
         assert stores == ["STG.E.128"] * 16
         assert len(re.findall(r"F2FP\.F16\.F32\.PACK_AB", sass)) == 64
         assert len(re.findall(r"SHFL\.BFLY", sass)) == 64
-    elif kernel == "int8_wgmma_serpentine":
+    elif kernel in ("int8_wgmma_serpentine", "fp16_wgmma_serpentine"):
         assert stores == ["STG.E.128"] * 32 and len(re.findall(r"SHFL\.BFLY", sass)) == 64
     elif kernel in CLUSTER:
         assert stores == ["STG.E.64"] * 64 and not re.search(r"SHFL|F2FP", sass)
