@@ -108,8 +108,17 @@ def _packed(kind: str, plain: bytes) -> bytes:
             info.size = len(plain)
             tf.addfile(info, io.BytesIO(plain))
         return buf.getvalue()
+    if kind in PACKED_FILES:  # written by the tools themselves (tests/data/README.md), of add_basic
+        return lzma.decompress((DATA / "packed" / PACKED_FILES[kind]).read_bytes())
+    # lzma-other: .lzma of other settings than the usual (properties byte 0x6C, not 0x5D)
+    other = [{"id": lzma.FILTER_LZMA1, "preset": 1, "lc": 0, "lp": 2, "pb": 2, "dict_size": 1 << 20}]
     return {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress,
-            "lzma": lambda b: lzma.compress(b, format=lzma.FORMAT_ALONE)}[kind](plain)
+            "lzma": lambda b: lzma.compress(b, format=lzma.FORMAT_ALONE),
+            "lzma-other": lambda b: lzma.compress(b, format=lzma.FORMAT_ALONE, filters=other)}[kind](plain)
+
+
+#: Packed reports made by the command-line tools (lz4 1.9.4, GNU tar 1.34), kept xz-compressed.
+PACKED_FILES = {"lz4": "add_basic.lz4.xz", "legacy-lz4": "add_basic.legacy-lz4.xz", "v7-tar": "add_basic.v7-tar.xz"}
 
 
 @pytest.mark.parametrize("kind, name, said", [
@@ -122,6 +131,16 @@ def _packed(kind: str, plain: bytes) -> bytes:
     ("xz", "int8_wmma_n512.ncu-rep", "is xz-compressed, though named .ncu-rep (name it .ncu-rep.xz)"),
     ("xz+xz", "int8_wmma_n512.ncu-rep.xz", "its xz stream holds a file that is xz-compressed, not a report"),
     ("gzip+xz", "int8_wmma_n512.ncu-rep.xz", "its xz stream holds a file that is gzip-compressed, not a report"),
+    # these were "not an Nsight Compute report" at first: no fixed magic (V7 tar, .lzma of
+    # other settings) or a signature not looked for (lz4)
+    ("lz4", "int8_wmma_n512.ncu-rep", "is lz4-compressed, not a plain report"),
+    ("legacy-lz4", "int8_wmma_n512.ncu-rep", "is lz4-compressed (legacy frame), not a plain report"),
+    ("lz4", "int8_wmma_n512.ncu-rep.xz", "is lz4-compressed, not xz"),
+    ("v7-tar", "int8_wmma_n512.ncu-rep", "is a tar archive, not a plain report"),
+    ("v7-tar+xz", "int8_wmma_n512.ncu-rep.xz", "its xz stream holds a file that is a tar archive, not a report"),
+    ("lzma-other", "int8_wmma_n512.ncu-rep", "is lzma-compressed (legacy .lzma), not a plain report"),
+    ("lzma-other+xz", "int8_wmma_n512.ncu-rep.xz",
+     "its xz stream holds a file that is lzma-compressed (legacy .lzma), not a report"),
 ])
 def test_a_report_packed_otherwise_than_its_name_says_is_named_for_what_it_is(tmp_path, plain_bytes, kind, name,
                                                                              said):

@@ -48,6 +48,8 @@ _MAGIC = b"NVR\0"
 #: The six bytes every xz file starts with (xz's file format 2.1.1.1), for the readers and the
 #: import alike.
 _XZ_MAGIC = b"\xfd7zXZ\x00"
+#: What :func:`packed_with` says of a legacy .lzma file.
+_LZMA_ALONE = "lzma-compressed (legacy .lzma)"
 _DAMAGED = "profile the kernel again, or remove the file from its set"
 
 
@@ -157,35 +159,65 @@ def _distinct(values: list[str]) -> str | None:
 
 #: File signatures of compressors and archives a report may have been packed with, as
 #: (offset, magic, what the file is): each format's magic number (gzip RFC 1952, zip APPNOTE
-#: 4.3.7, bzip2 "BZh", Zstandard RFC 8878, 7-Zip, xz's file format 2.1.1.1, POSIX tar's
-#: "ustar" at byte 257, and the legacy .lzma header's usual first bytes: properties 0x5D,
-#: then a dictionary size whose low two bytes are 0), so that such a file is named for what
-#: it is, not as a damaged report.
+#: 4.3.7, bzip2 "BZh", Zstandard RFC 8878, 7-Zip, xz's file format 2.1.1.1, the LZ4 frame
+#: format's 0x184D2204 and its legacy frame's 0x184C2102 (little-endian), POSIX tar's "ustar"
+#: at byte 257, and the legacy .lzma header's usual first bytes: properties 0x5D, then a
+#: dictionary size whose low two bytes are 0), so that such a file is named for what it is,
+#: not as a damaged report. Tar files without "ustar" (the V7 format) and .lzma files of other
+#: settings have no fixed signature: :func:`packed_with` tries them with :mod:`tarfile` and
+#: :mod:`lzma`.
 _PACKED = ((0, b"\x1f\x8b", "gzip-compressed"), (0, b"PK\x03\x04", "a zip archive"),
            (0, b"BZh", "bzip2-compressed"), (0, b"\x28\xb5\x2f\xfd", "zstd-compressed"),
            (0, b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"), (0, _XZ_MAGIC, "xz-compressed"),
-           (257, b"ustar", "a tar archive"), (0, b"\x5d\x00\x00", "lzma-compressed (legacy .lzma)"))
+           (0, b"\x04\x22\x4d\x18", "lz4-compressed"), (0, b"\x02\x21\x4c\x18", "lz4-compressed (legacy frame)"),
+           (257, b"ustar", "a tar archive"), (0, b"\x5d\x00\x00", _LZMA_ALONE))
 #: What :func:`packed_with` says of an xz file.
 XZ = "xz-compressed"
+
+
+def _is_v7_tar(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) opens a tar archive by :mod:`tarfile`'s reading
+    of its first header block (its checksum; the V7 format has no magic)."""
+    import io
+    import tarfile
+
+    return len(head) >= 512 and tarfile.is_tarfile(io.BytesIO(head))
+
+
+def _is_lzma_report(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) is the start of a legacy .lzma stream, of any
+    settings, holding an Nsight Compute report: :mod:`lzma` (``FORMAT_ALONE``) decodes it
+    without error into bytes that start with the report's magic."""
+    try:
+        out = lzma.LZMADecompressor(format=lzma.FORMAT_ALONE).decompress(head, max_length=len(_MAGIC))
+    except lzma.LZMAError:
+        return False
+    return out == _MAGIC
 
 
 def packed_with(path: Path) -> str | None:
     """What ``path`` is where it starts with the signature of a compressor or archiver
     (:data:`_PACKED`: ``gzip-compressed``, ``a zip archive``, ``xz-compressed``, ``a tar
-    archive``...), else None.
+    archive``, ``lz4-compressed``...), is a V7 tar archive, or is a legacy .lzma stream of a
+    report (other settings than the usual); else None (a report, or a file of no known kind).
 
     Raises:
         OSError: the file cannot be read.
     """
     with open(path, "rb") as fh:
-        head = fh.read(262)
-    return next((what for at, magic, what in _PACKED if head[at:at + len(magic)] == magic), None)
+        head = fh.read(4096)
+    found = next((what for at, magic, what in _PACKED if head[at:at + len(magic)] == magic), None)
+    if found is not None or head.startswith(_MAGIC):
+        return found
+    if _is_v7_tar(head):
+        return "a tar archive"
+    return _LZMA_ALONE if _is_lzma_report(head) else None
 
 
 def check_report_file(path: Path) -> None:
     """What every reader checks before opening ``path``: it exists, is named ``.ncu-rep`` or
     ``.ncu-rep.xz``, is a regular file (not a folder, a pipe or a device), is not empty, and
-    is packed as its name says (a ``.ncu-rep`` that is gzip, zip, bzip2, zstd, 7-Zip, tar,
+    is packed as its name says (a ``.ncu-rep`` that is gzip, zip, bzip2, zstd, 7-Zip, lz4, tar,
     legacy lzma or xz, or a ``.ncu-rep.xz`` without an xz header, is refused:
     :func:`packed_with`).
 
