@@ -190,11 +190,15 @@ def test_html_report_lists_every_figure(workdir):
     pairs = [k for k in listing if k.startswith("Set comparison / ")]
     assert f"Set comparison / {DEFAULT_SET} vs {DEFAULT_SET}_nvcc13.5" in pairs
     assert all(sorted(listing[k]) == ["changes", "explanations", "headline", "waterfalls"] for k in pairs)
-    # per set its explanations: the pages, the stall stacks and a waterfall per kernel pair
+    # per set its explanations: the pages, the stall stacks, and a page and a waterfall per
+    # kernel pair with the list of pairs (the pages were left out at first)
     for s in sorted(p.name for p in (workdir / "profiles").iterdir() if (p / "reports").is_dir()):
-        waterfalls = sorted(f"waterfall {f.stem}" for f in (workdir / "figures" / s / "explain" / "pairs").glob("*.png"))
+        pairs = workdir / "figures" / s / "explain" / "pairs"
+        waterfalls = [f"waterfall {f.stem}" for f in pairs.glob("*.png")]
+        pages = [f"pair {f.stem}" for f in pairs.glob("*.md") if f.stem != "index"]
+        assert len(pages) == len(waterfalls)
         assert sorted(listing[f"Explanations / {s}"]) == sorted(
-            ["explanations", "findings", "source hot spots", "stall stacks", *waterfalls])
+            ["explanations", "findings", "source hot spots", "stall stacks", "kernel pairs", *waterfalls, *pages])
     assert listing["Explanations / noise"] == ["noise model"]
 
 

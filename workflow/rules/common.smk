@@ -161,6 +161,14 @@ def harness_cmd(wildcards, input, sizes=None, **options):
                                       **kernel_options(KERNELS[wildcards.kernel]), **options))
 
 
+def pair_item_labels(wildcards):
+    """The HTML report's label of a file in figures/{set}/explain/pairs ({name}.{ext}): a kernel
+    pair's waterfall (png) or its page (md; index.md is the list of pairs)."""
+    if wildcards.ext == "png":
+        return {"figure": f"waterfall {wildcards.name}"}
+    return {"page": "kernel pairs" if wildcards.name == "index" else f"pair {wildcards.name}"}
+
+
 def gpu_kernels():
     """Kernels this run's GPU checks, times and profiles: those whose archs hold its
     architecture or its architecture-specific form (an sm_90 GPU runs the sm_90a kernels;

@@ -42,9 +42,9 @@ rule explain_set:
         explanations=report("figures/{set}/explain/explanations.csv", caption="../report/explanations.rst",
                             category="Explanations", subcategory="{set}", labels={"table": "explanations"}),
         # a page (.md) and a waterfall (.png) per kernel pair, {kernel}__vs__{baseline}, and index.md
-        pairs=report(directory("figures/{set}/explain/pairs"), patterns=["{name}.png"],
-                     caption="../report/waterfall.rst", category="Explanations", subcategory="{set}",
-                     labels={"figure": "waterfall {name}"}),
+        pairs=report(directory("figures/{set}/explain/pairs"), patterns=["{name}.{ext}"],
+                     caption="../report/pair_page.rst", category="Explanations", subcategory="{set}",
+                     labels=pair_item_labels),
         findings=report("figures/{set}/explain/findings.md", caption="../report/findings.rst",
                         category="Explanations", subcategory="{set}", labels={"page": "findings"}),
         hotspots=report("figures/{set}/explain/hotspots.md", caption="../report/hotspots.rst",
