@@ -8,6 +8,9 @@ rule set_figures:
         **figure_outputs("figures/{set}", FIGURE_NAMES),
     params:
         names=FIGURE_NAMES,
+        # each kernel's colour and marker come from the registry (analysis.style): a kernel
+        # registered or renamed redraws every set's figures
+        kernels=KERNELS,
     log:
         "logs/set_figures/{set}.log",
     benchmark:
