@@ -118,7 +118,8 @@ def _packed(kind: str, plain: bytes) -> bytes:
 
 
 #: Packed reports made by the command-line tools (lz4 1.9.4, GNU tar 1.34), kept xz-compressed.
-PACKED_FILES = {"lz4": "add_basic.lz4.xz", "legacy-lz4": "add_basic.legacy-lz4.xz", "v7-tar": "add_basic.v7-tar.xz"}
+PACKED_FILES = {"lz4": "add_basic.lz4.xz", "legacy-lz4": "add_basic.legacy-lz4.xz", "v7-tar": "add_basic.v7-tar.xz",
+                "pzstd": "add_basic.pzstd.xz"}
 
 
 @pytest.mark.parametrize("kind, name, said", [
@@ -141,6 +142,9 @@ PACKED_FILES = {"lz4": "add_basic.lz4.xz", "legacy-lz4": "add_basic.legacy-lz4.x
     ("lzma-other", "int8_wmma_n512.ncu-rep", "is lzma-compressed (legacy .lzma), not a plain report"),
     ("lzma-other+xz", "int8_wmma_n512.ncu-rep.xz",
      "its xz stream holds a file that is lzma-compressed (legacy .lzma), not a report"),
+    # pzstd (zstd 1.5.4) starts with a skippable frame: was "holds no profiling range"
+    ("pzstd", "int8_wmma_n512.ncu-rep", "is zstd-compressed, not a plain report"),
+    ("pzstd+xz", "int8_wmma_n512.ncu-rep.xz", "its xz stream holds a file that is zstd-compressed, not a report"),
 ])
 def test_a_report_packed_otherwise_than_its_name_says_is_named_for_what_it_is(tmp_path, plain_bytes, kind, name,
                                                                              said):
@@ -152,9 +156,58 @@ def test_a_report_packed_otherwise_than_its_name_says_is_named_for_what_it_is(tm
     with pytest.raises(ReportError, match=re.escape(said)) as e:
         load_report(path)
     assert str(path) in str(e.value) and "profile the kernel again" not in str(e.value)
-    if "+" not in kind:  # the session details' reader stops at the same check
-        with pytest.raises(ReportError, match=re.escape(said)):
-            analysis.reports.report_info.report_metadata(path)
+    # the session details' reader (import, metadata) stops at the same check; for a file
+    # packed inside the xz stream it said "no NVR header" at first
+    with pytest.raises(ReportError, match=re.escape(said)):
+        analysis.reports.report_info.report_metadata(path)
+
+
+def _not_reports(plain: bytes) -> dict[str, bytes]:
+    """Files that are no report, as a user's folder may hold them under a report's name."""
+    text = (REPO / "README.md").read_bytes()
+    odd = [{"id": lzma.FILTER_LZMA1, "preset": 1, "lc": 0, "lp": 2, "pb": 0}]
+    return {"text": text, "bzh_text": b"BZh is a word, not bzip2\n" + text,
+            "zeros_512": bytes(512), "zeros_then_report": bytes(8192) + plain,
+            "random": np.random.default_rng(0).bytes(100_000),
+            "lzma_odd_text": lzma.compress(text, format=lzma.FORMAT_ALONE, filters=odd)}
+
+
+@pytest.mark.parametrize("kind, said", [
+    ("text", "is not an Nsight Compute report (no NVR header)"),
+    ("bzh_text", "is not an Nsight Compute report (no NVR header)"),
+    ("zeros_512", "is not an Nsight Compute report (no NVR header)"),
+    ("zeros_then_report", "is not an Nsight Compute report (no NVR header)"),
+    ("random", "is not an Nsight Compute report (no NVR header)"),
+    ("lzma_odd_text", "is lzma-compressed (legacy .lzma), not a plain report"),
+])
+@pytest.mark.parametrize("xz", [False, True])
+def test_a_file_that_is_no_report_is_called_none(tmp_path, plain_bytes, kind, said, xz):
+    """Text, random bytes or zeros named .ncu-rep were "holds no profiling range (truncated, or
+    not a report)" with the advice to profile again from load_report; zeros were "a tar
+    archive" (tarfile reads a zero block as an empty archive) and a text starting "BZh"
+    "bzip2-compressed"; an odd-settings .lzma of a non-report was not named. Inside an xz
+    stream the same, as "its xz stream holds ..."."""
+    data = _not_reports(plain_bytes)[kind]
+    name = f"{kind}.ncu-rep"
+    if xz:
+        data, name = lzma.compress(data), name + ".xz"
+        said = said.replace("is not an Nsight Compute report", "its xz stream holds no Nsight Compute report")
+        said = said.replace("is lzma", "its xz stream holds a file that is lzma").replace("a plain report", "a report")
+    path = _write(tmp_path, name, data)
+    for read in (load_report, analysis.reports.report_info.report_metadata):
+        with pytest.raises(ReportError, match=re.escape(said)) as e:
+            read(path)
+        assert str(path) in str(e.value) and "profile the kernel again" not in str(e.value)
+
+
+def test_a_compressed_report_under_its_packer_s_name_is_told_to_be_unpacked(tmp_path, plain_bytes):
+    """A .ncu-rep.gz given to load_report was only "is not a .ncu-rep or .ncu-rep.xz file"."""
+    import gzip
+
+    path = _write(tmp_path, "int8_wmma_n512.ncu-rep.gz", gzip.compress(plain_bytes))
+    with pytest.raises(ReportError, match=re.escape("is not a .ncu-rep or .ncu-rep.xz file (it is gzip-compressed) "
+                                                    "(unpack it to a .ncu-rep file)")):
+        load_report(path)
 
 
 def test_reading_a_plain_report_writes_nothing_beside_it(tmp_path, plain_bytes, good):

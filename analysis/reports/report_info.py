@@ -158,60 +158,108 @@ def _distinct(values: list[str]) -> str | None:
 
 
 #: File signatures of compressors and archives a report may have been packed with, as
-#: (offset, magic, what the file is): each format's magic number (gzip RFC 1952, zip APPNOTE
-#: 4.3.7, bzip2 "BZh", Zstandard RFC 8878, 7-Zip, xz's file format 2.1.1.1, the LZ4 frame
-#: format's 0x184D2204 and its legacy frame's 0x184C2102 (little-endian), POSIX tar's "ustar"
-#: at byte 257, and the legacy .lzma header's usual first bytes: properties 0x5D, then a
-#: dictionary size whose low two bytes are 0), so that such a file is named for what it is,
-#: not as a damaged report. Tar files without "ustar" (the V7 format) and .lzma files of other
-#: settings have no fixed signature: :func:`packed_with` tries them with :mod:`tarfile` and
-#: :mod:`lzma`.
-_PACKED = ((0, b"\x1f\x8b", "gzip-compressed"), (0, b"PK\x03\x04", "a zip archive"),
-           (0, b"BZh", "bzip2-compressed"), (0, b"\x28\xb5\x2f\xfd", "zstd-compressed"),
+#: (offset, magic, what the file is): each format's magic number (gzip RFC 1952 with its only
+#: method, deflate; zip APPNOTE 4.3.7, local file or empty archive; Zstandard RFC 8878; 7-Zip;
+#: xz's file format 2.1.1.1; the LZ4 frame format's 0x184D2204 and its legacy frame's
+#: 0x184C2102, little-endian; POSIX tar's "ustar" at byte 257), so that such a file is named for
+#: what it is, not as a damaged report. bzip2, tar without "ustar" (V7), legacy .lzma and the
+#: skippable frames of zstd and lz4 are recognised by :func:`_packed_head` from their structure.
+_PACKED = ((0, b"\x1f\x8b\x08", "gzip-compressed"), (0, b"PK\x03\x04", "a zip archive"),
+           (0, b"PK\x05\x06", "a zip archive"), (0, b"\x28\xb5\x2f\xfd", "zstd-compressed"),
            (0, b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"), (0, _XZ_MAGIC, "xz-compressed"),
            (0, b"\x04\x22\x4d\x18", "lz4-compressed"), (0, b"\x02\x21\x4c\x18", "lz4-compressed (legacy frame)"),
-           (257, b"ustar", "a tar archive"), (0, b"\x5d\x00\x00", _LZMA_ALONE))
+           (257, b"ustar", "a tar archive"))
 #: What :func:`packed_with` says of an xz file.
 XZ = "xz-compressed"
+#: Bytes of a file's start that :func:`packed_with` looks at.
+HEAD_BYTES = 4096
+#: bzip2's stream header "BZh" and a block size digit, then a block's magic (pi) or the end of
+#: stream's (sqrt pi), as bzip2 1.0's format writes them.
+_BZIP2 = re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)")
+_SKIPPABLE = "zstd- or lz4-compressed (starts with a skippable frame)"
 
 
-def _is_v7_tar(head: bytes) -> bool:
-    """Whether ``head`` (a file's first bytes) opens a tar archive by :mod:`tarfile`'s reading
-    of its first header block (its checksum; the V7 format has no magic)."""
+def _is_tar(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) opens a tar archive: its first header block is
+    not all zero (:mod:`tarfile` reads a zero block as the end of an empty archive) and
+    :mod:`tarfile` reads it (its checksum; the V7 format has no magic)."""
     import io
     import tarfile
 
-    return len(head) >= 512 and tarfile.is_tarfile(io.BytesIO(head))
+    return len(head) >= 512 and head[:512].count(0) < 512 and tarfile.is_tarfile(io.BytesIO(head))
 
 
-def _is_lzma_report(head: bytes) -> bool:
-    """Whether ``head`` (a file's first bytes) is the start of a legacy .lzma stream, of any
-    settings, holding an Nsight Compute report: :mod:`lzma` (``FORMAT_ALONE``) decodes it
-    without error into bytes that start with the report's magic."""
+def _is_lzma_alone(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) starts a legacy .lzma stream of any settings:
+    its 13-byte header as xz and LZMA SDK write it (properties lc + 9 (lp + 5 pb) below 225, a
+    dictionary size of 2^n or 2^n + 2^(n-1) bytes, n >= 12, an uncompressed size of -1 or below
+    2^38) and :mod:`lzma` (``FORMAT_ALONE``) decodes the rest of ``head`` without error."""
+    if len(head) < 14 or head[0] >= 225:
+        return False
+    dict_size = int.from_bytes(head[1:5], "little")
+    size = int.from_bytes(head[5:13], "little")
+    n = dict_size.bit_length() - 1
+    if n < 12 or dict_size not in (1 << n, (1 << n) + (1 << (n - 1))) or not (size == 2**64 - 1 or size < 2**38):
+        return False
     try:
-        out = lzma.LZMADecompressor(format=lzma.FORMAT_ALONE).decompress(head, max_length=len(_MAGIC))
+        out = lzma.LZMADecompressor(format=lzma.FORMAT_ALONE).decompress(head, max_length=64)
     except lzma.LZMAError:
         return False
-    return out == _MAGIC
+    return len(out) > 0
+
+
+def _packed_head(head: bytes, depth: int = 0) -> str | None:
+    """What a file that starts with ``head`` is, where it is packed (:data:`_PACKED`, bzip2,
+    tar, legacy .lzma, or zstd/lz4 behind skippable frames); None for a report's start or a
+    file of no known kind."""
+    if head.startswith(_MAGIC):
+        return None
+    # zstd (RFC 8878 3.1.2) and lz4 skippable frames: magic 0x184D2A50-5F and a 4-byte size,
+    # as pzstd writes before its frames
+    if len(head) >= 8 and head[1:4] == b"\x2a\x4d\x18" and 0x50 <= head[0] <= 0x5F:
+        rest = head[8 + int.from_bytes(head[4:8], "little"):]
+        inner = _packed_head(rest, depth + 1) if rest and depth < 4 else None
+        return inner if inner not in (None, _SKIPPABLE) else _SKIPPABLE
+    found = next((what for at, magic, what in _PACKED if head[at:at + len(magic)] == magic), None)
+    if found is not None:
+        return found
+    if _BZIP2.match(head):
+        return "bzip2-compressed"
+    if _is_tar(head):
+        return "a tar archive"
+    return _LZMA_ALONE if _is_lzma_alone(head) else None
 
 
 def packed_with(path: Path) -> str | None:
-    """What ``path`` is where it starts with the signature of a compressor or archiver
-    (:data:`_PACKED`: ``gzip-compressed``, ``a zip archive``, ``xz-compressed``, ``a tar
-    archive``, ``lz4-compressed``...), is a V7 tar archive, or is a legacy .lzma stream of a
-    report (other settings than the usual); else None (a report, or a file of no known kind).
+    """What ``path`` is where its first :data:`HEAD_BYTES` bytes are those of a compressed file
+    or an archive (``gzip-compressed``, ``a zip archive``, ``xz-compressed``, ``a tar archive``,
+    ``lz4-compressed``, ``lzma-compressed (legacy .lzma)``...: :func:`_packed_head`); else None
+    (a report, or a file of no known kind).
 
     Raises:
         OSError: the file cannot be read.
     """
     with open(path, "rb") as fh:
-        head = fh.read(4096)
-    found = next((what for at, magic, what in _PACKED if head[at:at + len(magic)] == magic), None)
-    if found is not None or head.startswith(_MAGIC):
-        return found
-    if _is_v7_tar(head):
-        return "a tar archive"
-    return _LZMA_ALONE if _is_lzma_report(head) else None
+        return _packed_head(fh.read(HEAD_BYTES))
+
+
+def check_stream_head(path: Path, head: bytes) -> None:
+    """Check the first bytes of the report that the xz file ``path`` holds (``head``, its
+    decompressed first :data:`HEAD_BYTES`): a report's magic, else the packing named.
+
+    Raises:
+        ReportError: the stream holds a compressed file or an archive (naming which), or no
+            report (no NVR header), or ends inside the magic (truncated).
+    """
+    what = _packed_head(head)
+    if what is not None:
+        raise ReportError(path, f"its xz stream holds a file that is {what}, not a report",
+                          "unpack it to a .ncu-rep file, or recompress that with xz")
+    if len(head) < len(_MAGIC) and _MAGIC.startswith(head):
+        raise ReportError(path, "its xz stream ends inside the file header (truncated)", _DAMAGED)
+    if not head.startswith(_MAGIC):
+        raise ReportError(path, "its xz stream holds no Nsight Compute report (no NVR header)",
+                          "pass an Nsight Compute report, as written by ncu --export")
 
 
 def check_report_file(path: Path) -> None:
@@ -219,7 +267,7 @@ def check_report_file(path: Path) -> None:
     ``.ncu-rep.xz``, is a regular file (not a folder, a pipe or a device), is not empty, and
     is packed as its name says (a ``.ncu-rep`` that is gzip, zip, bzip2, zstd, 7-Zip, lz4, tar,
     legacy lzma or xz, or a ``.ncu-rep.xz`` without an xz header, is refused:
-    :func:`packed_with`).
+    :func:`packed_with`); a plain ``.ncu-rep`` must start with a report's magic (``NVR``).
 
     Raises:
         ReportError: the first of these that fails, naming the file.
@@ -227,14 +275,19 @@ def check_report_file(path: Path) -> None:
     if not path.exists():
         raise ReportError(path, "file does not exist")
     if not path.name.endswith((".ncu-rep", ".ncu-rep.xz")):
-        raise ReportError(path, "is not a .ncu-rep or .ncu-rep.xz file",
+        packed = packed_with(path) if path.is_file() else None
+        raise ReportError(path, "is not a .ncu-rep or .ncu-rep.xz file" + (f" (it is {packed})" if packed else ""),
+                          "unpack it to a .ncu-rep file" if packed and packed != XZ else
                           "pass an Nsight Compute report, as written by ncu --export")
     if not path.is_file():
         raise ReportError(path, "is not a regular file (a folder, a pipe or a device)",
                           "pass an Nsight Compute report, as written by ncu --export")
-    if path.stat().st_size == 0:
+    size = path.stat().st_size
+    if size == 0:
         raise ReportError(path, "file is empty", _DAMAGED)
-    packed = packed_with(path)
+    with open(path, "rb") as fh:
+        head = fh.read(HEAD_BYTES)
+    packed = _packed_head(head)
     xz = path.name.endswith(".xz")
     if packed == XZ and not xz:
         raise ReportError(path, "is xz-compressed, though named .ncu-rep", "name it .ncu-rep.xz")
@@ -244,6 +297,11 @@ def check_report_file(path: Path) -> None:
     if xz and packed is None:
         raise ReportError(path, "is not an xz file (no xz header)",
                           "compress reports with xz, or drop the .xz suffix of a plain .ncu-rep")
+    if not xz and size < len(_MAGIC) and _MAGIC.startswith(head):
+        raise ReportError(path, "ends inside the file header (truncated)", _DAMAGED)
+    if not xz and not head.startswith(_MAGIC):
+        raise ReportError(path, "is not an Nsight Compute report (no NVR header)",
+                          "pass an Nsight Compute report, as written by ncu --export")
 
 
 def _headers(path: Path) -> tuple[list[bytes], int]:
@@ -256,6 +314,8 @@ def _headers(path: Path) -> tuple[list[bytes], int]:
     check_report_file(path)
     try:
         if path.suffix == ".xz":  # its xz header checked by check_report_file
+            with lzma.open(path, "rb") as fh:
+                check_stream_head(path, fh.read(HEAD_BYTES))
             with lzma.open(path, "rb") as fh:
                 found = _session_details(path, fh, None)
         else:

@@ -192,12 +192,13 @@ def _nvtx_names(action) -> tuple[str | None, str | None]:
 
 def _packed_inside(path: Path, plain: Path) -> None:
     """Raise ReportError where the xz stream of ``path`` (decompressed to ``plain``) holds a
-    compressed file or an archive (xz of an xz or of a gzip), not a report."""
-    from analysis.reports.report_info import packed_with
+    compressed file or an archive (xz of an xz or of a gzip), or no report at all
+    (:func:`analysis.reports.report_info.check_stream_head`)."""
+    from analysis.reports.report_info import HEAD_BYTES, check_stream_head
 
-    if plain != path and (what := packed_with(plain)) is not None:
-        raise ReportError(path, f"its xz stream holds a file that is {what}, not a report",
-                          "unpack it to a .ncu-rep file, or recompress that with xz")
+    if plain != path:
+        with open(plain, "rb") as fh:
+            check_stream_head(path, fh.read(HEAD_BYTES))
 
 
 def _open(path: Path, plain: Path):
