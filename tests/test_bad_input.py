@@ -761,3 +761,28 @@ def test_the_child_reader_says_what_it_is_when_asked():
         assert proc.returncode == rc and "Traceback" not in proc.stderr, proc.stderr[-2000:]
         assert proc.stderr.startswith("usage: python -m analysis.reports.ncu REPORT OUTDIR")
         assert "not a tool: read reports with analysis.load_report" in proc.stderr
+
+
+@pytest.mark.parametrize("tail, said", [
+    ("padding", None),  # xz's stream padding: 8 zero bytes
+    ("junk", "4 bytes after the end of the xz stream"),
+    ("second stream", "14144 bytes after the end of the xz stream"),
+])
+def test_what_follows_an_xz_stream_is_judged_alike_by_every_reader(tmp_path, tail, said):
+    """xz's stream padding after a report was "not a complete xz stream" from the session
+    details' reader (import, report_metadata), though load_report took it; a second stream
+    appended was "ends inside a block header (truncated)" there, while load_report counted the
+    bytes after the stream."""
+    xz = (DATA / "add_basic.ncu-rep.xz").read_bytes()
+    extra = {"padding": bytes(8), "junk": b"abcd", "second stream": xz}[tail]
+    path = _write(tmp_path, "add_basic.ncu-rep.xz", xz + extra)
+    readers = (load_report, analysis.reports.report_info.report_metadata)
+    if said is None:
+        assert len(load_report(path)) > 0
+        assert analysis.reports.report_info.report_metadata(path)["gpu"] == "NVIDIA H200"
+        assert analysis.reports.report_info.report_launches(path) == 1
+        return
+    for read in readers:
+        with pytest.raises(ReportError, match=re.escape(said)) as e:
+            read(path)
+        assert str(path) in str(e.value)

@@ -304,23 +304,106 @@ def check_report_file(path: Path) -> None:
                           "pass an Nsight Compute report, as written by ncu --export")
 
 
+class _OneXzStream:
+    """The decompressed bytes of an xz file's first stream, for :func:`_session_details`
+    (``read``, ``tell`` and forward ``seek`` only). ``lzma.open`` would read on into a second
+    stream appended to the file, and fails on xz's stream padding (xz file format 2.2);
+    :meth:`bytes_after` says what follows the stream instead."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self._fh = fh
+        self._dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+        self._buf = b""
+        self._off = 0  # read position in _buf (slicing _buf itself would copy it on every read)
+        self._pos = 0
+
+    def _more(self) -> bytes:
+        if self._dec.eof:
+            return b""
+        if self._dec.needs_input:
+            chunk = self._fh.read(1 << 16)
+            if not chunk:
+                raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+            return self._dec.decompress(chunk, max_length=1 << 24)
+        return self._dec.decompress(b"", max_length=1 << 24)
+
+    def read(self, size: int) -> bytes:
+        parts = []
+        while size > 0:
+            if self._off == len(self._buf):
+                self._buf, self._off = self._more(), 0
+                if not self._buf and self._dec.eof:
+                    break
+                continue
+            part = self._buf[self._off:self._off + size]
+            self._off += len(part)
+            parts.append(part)
+            size -= len(part)
+        data = b"".join(parts)
+        self._pos += len(data)
+        return data
+
+    def peek(self, size: int) -> bytes:
+        """The next ``size`` bytes (fewer at the stream's end), without reading past them."""
+        while len(self._buf) - self._off < size:
+            more = self._more()
+            if not more:
+                break
+            self._buf, self._off = self._buf[self._off:] + more, 0
+        return self._buf[self._off:self._off + size]
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = os.SEEK_CUR) -> int:
+        if whence != os.SEEK_CUR or offset < 0:
+            raise ValueError("only forward seeks from the current position")
+        while offset > 0:
+            if self._off == len(self._buf):
+                self._buf, self._off = self._more(), 0
+                if not self._buf and self._dec.eof:
+                    break
+                continue
+            step = min(offset, len(self._buf) - self._off)  # skipped without copying
+            self._off += step
+            self._pos += step
+            offset -= step
+        return self._pos
+
+    def bytes_after(self) -> int:
+        """Bytes after the stream's end other than xz's zero padding (a whole number of 4-byte
+        words of zeros), 0 where there are none; reads the stream to its end."""
+        while self._more() or not self._dec.eof:
+            pass
+        rest = self._dec.unused_data + self._fh.read()
+        return len(rest) if rest.strip(b"\0") or len(rest) % 4 else 0
+
+
 def _headers(path: Path) -> tuple[list[bytes], int]:
-    """:func:`_session_details` of a report file, plain or xz, after checking that it is one.
+    """:func:`_session_details` of a report file, plain or xz (its first stream, then nothing
+    but xz's zero padding), after checking that it is one.
 
     Raises:
         ReportError: as :func:`report_metadata`.
     """
     path = Path(path)
     check_report_file(path)
+    xz = path.suffix == ".xz"  # its xz header checked by check_report_file
     try:
-        if path.suffix == ".xz":  # its xz header checked by check_report_file
-            with lzma.open(path, "rb") as fh:
-                check_stream_head(path, fh.read(HEAD_BYTES))
-            with lzma.open(path, "rb") as fh:
-                found = _session_details(path, fh, None)
-        else:
-            with open(path, "rb") as fh:
-                found = _session_details(path, fh, path.stat().st_size)
+        with open(path, "rb") as raw:
+            if xz:
+                fh = _OneXzStream(raw)
+                check_stream_head(path, fh.peek(HEAD_BYTES))
+                try:
+                    found = _session_details(path, fh, None)
+                except (_Malformed, ReportError):
+                    if after := fh.bytes_after():  # a second stream appended, say
+                        raise ReportError(path, f"{after} bytes after the end of the xz stream", _DAMAGED) from None
+                    raise
+                if after := fh.bytes_after():
+                    raise ReportError(path, f"{after} bytes after the end of the xz stream", _DAMAGED)
+            else:
+                found = _session_details(path, raw, path.stat().st_size)
     except (EOFError, lzma.LZMAError) as exc:
         raise ReportError(path, f"not a complete xz stream ({exc})", _DAMAGED) from None
     except _Malformed as exc:
