@@ -327,14 +327,17 @@ class _OneXzStream:
             return self._dec.decompress(chunk, max_length=1 << 24)
         return self._dec.decompress(b"", max_length=1 << 24)
 
+    def _filled(self) -> bool:
+        """Whether bytes are left to read, after decompressing more where the buffer is spent."""
+        while self._off == len(self._buf):
+            self._buf, self._off = self._more(), 0
+            if not self._buf and self._dec.eof:
+                return False
+        return True
+
     def read(self, size: int) -> bytes:
         parts = []
-        while size > 0:
-            if self._off == len(self._buf):
-                self._buf, self._off = self._more(), 0
-                if not self._buf and self._dec.eof:
-                    break
-                continue
+        while size > 0 and self._filled():
             part = self._buf[self._off:self._off + size]
             self._off += len(part)
             parts.append(part)
@@ -345,11 +348,9 @@ class _OneXzStream:
 
     def peek(self, size: int) -> bytes:
         """The next ``size`` bytes (fewer at the stream's end), without reading past them."""
-        while len(self._buf) - self._off < size:
-            more = self._more()
-            if not more:
-                break
-            self._buf, self._off = self._buf[self._off:] + more, 0
+        while len(self._buf) - self._off < size and not self._dec.eof:
+            if more := self._more():
+                self._buf, self._off = self._buf[self._off:] + more, 0
         return self._buf[self._off:self._off + size]
 
     def tell(self) -> int:
@@ -358,12 +359,7 @@ class _OneXzStream:
     def seek(self, offset: int, whence: int = os.SEEK_CUR) -> int:
         if whence != os.SEEK_CUR or offset < 0:
             raise ValueError("only forward seeks from the current position")
-        while offset > 0:
-            if self._off == len(self._buf):
-                self._buf, self._off = self._more(), 0
-                if not self._buf and self._dec.eof:
-                    break
-                continue
+        while offset > 0 and self._filled():
             step = min(offset, len(self._buf) - self._off)  # skipped without copying
             self._off += step
             self._pos += step
