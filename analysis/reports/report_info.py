@@ -193,7 +193,7 @@ def _is_lzma_alone(head: bytes) -> bool:
     """Whether ``head`` (a file's first bytes) starts a legacy .lzma stream of any settings:
     its 13-byte header as xz and LZMA SDK write it (properties lc + 9 (lp + 5 pb) below 225, a
     dictionary size of 2^n or 2^n + 2^(n-1) bytes, n >= 12, an uncompressed size of -1 or below
-    2^38) and :mod:`lzma` (``FORMAT_ALONE``) decodes the rest of ``head`` without error."""
+    2^38) and :mod:`lzma` (``FORMAT_ALONE``) decodes its start into bytes without error."""
     if len(head) < 14 or head[0] >= 225:
         return False
     dict_size = int.from_bytes(head[1:5], "little")
@@ -275,7 +275,10 @@ def check_report_file(path: Path) -> None:
     if not path.exists():
         raise ReportError(path, "file does not exist")
     if not path.name.endswith((".ncu-rep", ".ncu-rep.xz")):
-        packed = packed_with(path) if path.is_file() else None
+        try:  # said only as a hint: a file that cannot be read is refused for its name alone
+            packed = packed_with(path) if path.is_file() else None
+        except OSError:
+            packed = None
         raise ReportError(path, "is not a .ncu-rep or .ncu-rep.xz file" + (f" (it is {packed})" if packed else ""),
                           "unpack it to a .ncu-rep file" if packed and packed != XZ else
                           "pass an Nsight Compute report, as written by ncu --export")
