@@ -272,7 +272,7 @@ def copy_checked_xz(src: str | Path, dst: str | Path) -> None:
             other than xz's zero padding after the stream.
     """
     from analysis.errors import ReportError
-    from analysis.reports.report_info import _XZ_MAGIC
+    from analysis.reports.report_info import _XZ_MAGIC, not_padding
 
     src = Path(src)
     dec = lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
@@ -301,7 +301,7 @@ def copy_checked_xz(src: str | Path, dst: str | Path) -> None:
             raise ReportError(src, f"not a complete xz stream ({exc})", _DAMAGED) from None
     if not dec.eof:
         raise ReportError(src, "not a complete xz stream (it ends early)", _DAMAGED)
-    if rest.strip(b"\0") or len(rest) % 4:
+    if not_padding(rest):
         raise ReportError(src, f"{len(rest)} bytes after the end of the xz stream", _DAMAGED)
 
 

@@ -307,6 +307,13 @@ def check_report_file(path: Path) -> None:
                           "pass an Nsight Compute report, as written by ncu --export")
 
 
+def not_padding(rest: bytes) -> int:
+    """How many bytes of ``rest``, what follows an xz stream in its file, are not xz's stream
+    padding (a whole number of 4-byte words of zeros, xz file format 2.2): ``len(rest)``, or 0
+    where it is padding or empty."""
+    return len(rest) if rest.strip(b"\0") or len(rest) % 4 else 0
+
+
 class _OneXzStream:
     """The decompressed bytes of an xz file's first stream, for :func:`_session_details`
     (``read``, ``tell`` and forward ``seek`` only). ``lzma.open`` would read on into a second
@@ -374,8 +381,7 @@ class _OneXzStream:
         words of zeros), 0 where there are none; reads the stream to its end."""
         while self._more() or not self._dec.eof:
             pass
-        rest = self._dec.unused_data + self._fh.read()
-        return len(rest) if rest.strip(b"\0") or len(rest) % 4 else 0
+        return not_padding(self._dec.unused_data + self._fh.read())
 
 
 def _headers(path: Path) -> tuple[list[bytes], int]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from analysis.errors import ReportError
-from analysis.reports.report_info import _XZ_MAGIC, check_report_file
+from analysis.reports.report_info import _XZ_MAGIC, check_report_file, not_padding
 
 
 #: The next step for a damaged report, wherever it came from.
@@ -108,6 +108,6 @@ def _xz_decompress_strict(src: Path, dst: Path) -> None:
     except lzma.LZMAError as exc:
         raise ReportError(src, f"not a complete xz stream ({exc})",
                           REPROFILE) from None
-    if rest.strip(b"\0") or len(rest) % 4:
+    if not_padding(rest):
         raise ReportError(src, f"{len(rest)} bytes after the end of the xz stream",
                           REPROFILE)
