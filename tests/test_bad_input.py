@@ -4,11 +4,14 @@ missing. Nothing half-written is left behind."""
 
 from __future__ import annotations
 
+import gzip
 import lzma
 import os
 import re
 import shutil
 import stat
+import subprocess
+import sys
 import warnings
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -312,6 +315,28 @@ def test_isolated_reader_reports_the_cause(tmp_path, good_bytes):
     p = _write(tmp_path, "int8_wmma_n512.ncu-rep.xz", good_bytes[:1000])
     with pytest.raises(ReportError, match="not a complete xz stream") as e:
         load_report_isolated(p)
+    assert str(p) in str(e.value)
+
+
+def test_isolated_reader_keeps_cause_and_hint_apart(tmp_path, good_bytes):
+    """The child passes its ReportError's cause and hint on as they are, not the hint folded
+    into the cause, and the line it prints for a person names the file."""
+    p = _write(tmp_path, "int8_wmma_n512.ncu-rep.gz", gzip.compress(good_bytes))
+    with pytest.raises(ReportError) as direct:
+        load_report(p)
+    with pytest.raises(ReportError) as isolated:
+        load_report_isolated(p)
+    assert direct.value.hint and (isolated.value.cause, isolated.value.hint) == (direct.value.cause, direct.value.hint)
+    child = subprocess.run([sys.executable, "-m", "analysis.reports.ncu", str(p), str(tmp_path), "1"],
+                           capture_output=True, text=True)
+    assert child.returncode == 3 and f"ReportError: {p}: " in child.stderr
+
+
+def test_isolated_reader_says_what_an_odd_child_printed(tmp_path):
+    """Exit 3 without the cause line (a child of another version) is still a ReportError naming the file."""
+    p = tmp_path / "odd_n512.ncu-rep"
+    with pytest.raises(ReportError, match="the report reader failed: something else") as e:
+        _run_reader(p, ["-c", "import sys; print('something else', file=sys.stderr); sys.exit(3)"])
     assert str(p) in str(e.value)
 
 

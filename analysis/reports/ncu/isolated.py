@@ -3,6 +3,7 @@ the native reader on a hostile file stops only the child."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tempfile
@@ -28,8 +29,14 @@ def _run_reader(path: Path, child_args: list[str], timeout: float = 600) -> None
         remove_orphans()
         raise ReportError(path, f"the native report reader crashed on this file (signal {-proc.returncode})",
                           "the file is corrupt or hostile; re-profile or remove it")
-    if proc.returncode == 3:  # a ReportError in the child, message on the last stderr line
-        raise ReportError(path, proc.stderr.strip().splitlines()[-1].split(": ", 1)[-1])
+    if proc.returncode == 3:  # a ReportError in the child: its cause and hint as JSON, the last stderr line
+        lines = proc.stderr.strip().splitlines() or ["no output"]
+        try:
+            said = json.loads(lines[-1])
+            cause, hint = str(said["cause"]), str(said.get("hint", ""))
+        except (ValueError, KeyError, TypeError):
+            raise ReportError(path, f"the report reader failed: {lines[-1]}") from None
+        raise ReportError(path, cause, hint)
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
         raise ReportError(path, f"the report reader failed (exit {proc.returncode}): {tail[0]}")
@@ -80,8 +87,9 @@ def _main(argv: list[str]) -> int:
     try:
         tables = _read(path, None if expect == "any" else int(expect), instances=True, instance_filter=only,
                        evidence=evidence)
-    except ReportError as exc:
-        print(f"ReportError: {exc.cause}" + (f" ({exc.hint})" if exc.hint else ""), file=sys.stderr)
+    except ReportError as exc:  # the whole message for a person, then cause and hint for the parent
+        print(f"ReportError: {exc}", file=sys.stderr)
+        print(json.dumps({"cause": exc.cause, "hint": exc.hint}), file=sys.stderr)
         return 3
     for name, table in zip(("metrics", "instances", "findings", "hotspots"), tables):
         table.to_parquet(Path(out) / f"{name}.parquet", index=False)
