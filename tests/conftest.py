@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import lzma
 import os
 from pathlib import Path
 
@@ -134,6 +135,20 @@ def foreign_dir() -> Path:
             pytest.fail(f"{FOREIGN} is absent, and CI must run the tests of other people's reports")
         pytest.skip(f"{FOREIGN} is absent (other people's reports)")
     return FOREIGN
+
+
+@pytest.fixture
+def flipped_plain(foreign_dir, tmp_path) -> Path:
+    """``tmp_path/flipped/profile.ncu-rep``: a real plain report of one launch (LakshyaSingh354's
+    matmul_tiled) with the byte in its middle inverted. Its block headers read whole; ncu's
+    reader opens a launch without a function name or metrics."""
+    data = bytearray(lzma.decompress((foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz")
+                                     .read_bytes()))
+    data[len(data) // 2] ^= 0xFF
+    path = tmp_path / "flipped" / "profile.ncu-rep"
+    path.parent.mkdir()
+    path.write_bytes(bytes(data))
+    return path
 
 
 @pytest.fixture(scope="session")

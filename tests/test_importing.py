@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import lzma
 import random
+import re
 import subprocess
 import sys
 
 import pytest
 
-from analysis.errors import ReportError
+from analysis.errors import ConfigError, ReportError
 from analysis.reports.importing import PRESET, check_sources, copy_checked_xz, import_plan, import_report
 from analysis.reports.ncu import _xz_decompress_strict
 
@@ -134,3 +135,34 @@ def test_an_import_job_refuses_what_is_no_report_in_one_line(tmp_path, what):
                           cwd=REPO, capture_output=True, text=True)
     assert proc.returncode == 1 and proc.stderr.startswith(f"error: {src}") and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "o.ncu-rep.xz").exists()
+
+
+def test_a_plain_report_damaged_inside_a_launch_is_refused_before_any_file_is_written(flipped_plain, foreign_dir):
+    """Its block headers read whole, so the launch check is what refuses it: before, it was stored,
+    its set's parse failed, and every later main job stopped while planning."""
+    good = foreign_dir / "LakshyaSingh354__CudaCode__gemm_reps_naive__7bc2a745.ncu-rep.xz"
+    (flipped_plain.parent / "good.ncu-rep.xz").write_bytes(good.read_bytes())
+    with pytest.raises(ConfigError, match=re.escape(f"{flipped_plain}: launch 0 has no function name")) as e:
+        check_sources(import_plan(flipped_plain.parent))
+    assert "good.ncu-rep.xz" not in str(e.value)
+
+
+def test_a_reader_crash_puts_the_problem_on_its_file(flipped_plain, foreign_dir, monkeypatch):
+    """If the child reading every file dies (here made to, whenever it is given several), each file
+    is read in a child of its own, and only the damaged one is named."""
+    from analysis.reports.ncu import isolated
+
+    good = flipped_plain.parent / "good.ncu-rep.xz"
+    good.write_bytes((foreign_dir / "LakshyaSingh354__CudaCode__gemm_reps_naive__7bc2a745.ncu-rep.xz").read_bytes())
+    real_run, calls = subprocess.run, []
+
+    def run(cmd, **kw):
+        calls.append(len(cmd) - 4)  # files given: python -m analysis.reports.ncu --launch-problems FILE...
+        if len(cmd) > 5:
+            return subprocess.CompletedProcess(cmd, -11, "", "")
+        return real_run(cmd, **kw)
+
+    monkeypatch.setattr(isolated.subprocess, "run", run)
+    assert isolated.launch_problems([good, flipped_plain]) == {
+        flipped_plain: "launch 0 has no function name (corrupt report)"}
+    assert calls == [2, 1, 1]

@@ -43,3 +43,18 @@ def test_a_damaged_report_names_its_file(tmp_path):
     bad.write_bytes(b"not a report")
     with pytest.raises(ReportError, match="profile.ncu-rep.xz: is not an xz file"):
         kernels.set_kernels([bad], tmp_path / "k.json")
+
+
+def test_a_launch_without_a_function_name_names_its_file(flipped_plain, tmp_path):
+    """Before, such a launch became a null kernel name in the cache and the main job's planning
+    stopped with a TypeError naming no file."""
+    bad = flipped_plain
+    cache = tmp_path / "k.json"
+    with pytest.raises(ReportError, match="flipped/profile.ncu-rep: launch 0 has no function name"):
+        kernels.set_kernels([bad], cache)
+    # a cache written before this check, holding the null name, is not taken as it is
+    st = bad.stat()
+    cache.write_text(json.dumps({bad.name: {"stamp": [st.st_size, st.st_mtime_ns], "kernels": [None],
+                                            "ncu_version": None, "driver": None}}))
+    with pytest.raises(ReportError, match="launch 0 has no function name"):
+        kernels.set_kernels([bad], cache)

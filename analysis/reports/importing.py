@@ -97,7 +97,9 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     """Refuse an import before any file is written if a source is not a whole Nsight
     Compute report: empty, not xz though named ``.xz``, cut short, not a report, or one of
     no profiled launch (its block headers are read, about 10 ms a report:
-    :func:`analysis.reports.report_info.report_metadata`, :func:`~analysis.reports.report_info.report_launches`);
+    :func:`analysis.reports.report_info.report_metadata`, :func:`~analysis.reports.report_info.report_launches`),
+    or a launch without a function name or metrics (ncu's reader in a child process:
+    :func:`analysis.reports.ncu.launch_problems`);
     or if the stem it would get reads ``{kernel}_n{N...}`` and its launches contradict that
     name (another kernel, another count of launches: :func:`analysis.reports.ncu.check_report_name`,
     which opens such reports with ``ncu_report``); or if it is a repeat (``{stem}_r{R}``) of
@@ -142,6 +144,12 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
                     raise
         except ReportError as exc:
             bad.append(str(exc))
+    # each launch named and with metrics: a plain report damaged inside a launch's data passes the
+    # block headers above, and its set's parse would refuse it only once stored
+    from analysis.reports.ncu import launch_problems
+
+    whole = [src for src in plan.values() if not any(b.startswith(f"{src}: ") for b in bad)]
+    bad += [f"{src}: {cause}" for src, cause in launch_problems(whole).items()]
     # repeats of one profile must be of one GPU: their values are pooled into one median and spread
     groups: dict[str, list[tuple[str, str | None]]] = {}
     for stem, (name, gpu) in gpus.items():

@@ -17,8 +17,15 @@ def _function_names(path: Path) -> list[str]:
     from analysis.reports.ncu.files import _plain_report
     from analysis.reports.ncu.launches import _actions, _open
 
+    from analysis.errors import ReportError
+
     with _plain_report(path) as plain:
-        return [action.name() for _, _, action in _actions(_open(path, plain))]
+        names = [action.name() for _, _, action in _actions(_open(path, plain))]
+    for launch, name in enumerate(names):
+        if not isinstance(name, str) or not name:
+            raise ReportError(path, f"launch {launch} has no function name (corrupt report)",
+                              "profile the kernel again, or remove the file from its set")
+    return names
 
 
 def _stamp(path: Path) -> list:
@@ -41,7 +48,8 @@ def set_kernels(reports: list[Path], cache: Path) -> dict:
         give none or several).
 
     Raises:
-        ReportError: a report cannot be read (naming the file and the cause).
+        ReportError: a report cannot be read, or a launch has no function name (naming the
+            file and the cause); a cache entry of such a report is read again.
     """
     try:
         old = json.loads(cache.read_text(encoding="utf-8"))
@@ -53,7 +61,8 @@ def set_kernels(reports: list[Path], cache: Path) -> dict:
     for path in reports:
         key = path.name
         hit = old.get(key)
-        if isinstance(hit, dict) and hit.get("stamp") == _stamp(path):
+        if (isinstance(hit, dict) and hit.get("stamp") == _stamp(path) and isinstance(hit.get("kernels"), list)
+                and all(isinstance(k, str) and k for k in hit["kernels"])):
             entries[key] = hit
             continue
         meta = report_metadata(path)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from analysis.names import REPORT_STEM, ReportName, report_stem  # noqa: F401 (named here too)
 
 from analysis.reports.ncu.files import REPROFILE, _XZ_MAGIC, _plain_report, _xz_decompress_strict  # noqa: F401
-from analysis.reports.ncu.isolated import _main, _run_reader, load_report_isolated  # noqa: F401
+from analysis.reports.ncu.isolated import _main, _run_reader, launch_problems, load_report_isolated  # noqa: F401
 from analysis.reports.ncu.launches import FAILED_SHARE, IDENTITY_COLUMNS, OPCODE_INSTANCES, TIDY_COLUMNS, _KIND_DOUBLE, _KIND_STRING, _KIND_UINT, _METRIC_TYPE, _actions, _check_named, _dims, _metric_value, _nvtx_names, _open, launch_sizes, precision_from_kernel  # noqa: F401
 from analysis.reports.ncu.read import _check_launches, _instance_table, _metric_table, _read, check_report_name, load_instances, load_report  # noqa: F401
 from analysis.reports.ncu.units import _AttributeServer, _PROCESS, _PROCESS_LOCK, _Pending, _SERVERS, _SERVERS_PID, _UNSET, _ask, _attribute_child, _attribute_lists, _attribute_order, _attributes, _chip, _close_servers, _note_values, _plan, _read_values, _serve_attributes, _server, _spare_child, _typed_chip  # noqa: F401

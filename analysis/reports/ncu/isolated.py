@@ -70,12 +70,65 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
         return tuple(pd.read_parquet(Path(tmp) / f"{n}.parquet") for n in names)
 
 
+def _launch_problem(path: Path) -> str | None:
+    """What makes ``path``'s launches unusable, read structurally (each launch's function name
+    and metric names, no values), or None; the cause of a ReportError as it is."""
+    from analysis.reports.ncu.files import _plain_report
+    from analysis.reports.ncu.launches import _actions, _open
+
+    try:
+        with _plain_report(path) as plain:
+            for launch, _rng, action in _actions(_open(path, plain)):
+                if not action.name():
+                    return f"launch {launch} has no function name (corrupt report)"
+                if len(action.metric_names()) == 0:
+                    return f"launch {launch} ({action.name()}) has no metrics (corrupt report)"
+    except ReportError as exc:
+        return exc.cause
+    return None
+
+
+def launch_problems(paths: list[Path], timeout: float = 600) -> dict[Path, str]:
+    """The reports among ``paths`` whose launches cannot be used, read in a child process: a
+    launch without a function name or without metrics (a plain report damaged inside a
+    launch's data; ncu's own reader opens it), or a file the reader refuses. One child reads
+    every file (``python -m analysis.reports.ncu --launch-problems FILE...``, about 15 ms a
+    report after the child's start); if the native reader crashes or hangs, each file is read
+    again in a child of its own, so the problem is put on the file that causes it.
+
+    Returns:
+        report -> cause, for the reports with a problem only.
+    """
+    paths = [Path(p) for p in paths]
+    if not paths:
+        return {}
+    try:
+        proc = subprocess.run([sys.executable, "-m", "analysis.reports.ncu", "--launch-problems",
+                               *map(str, paths)], capture_output=True, text=True, timeout=timeout)
+        said = json.loads(proc.stdout) if proc.returncode == 0 else None
+    except (subprocess.TimeoutExpired, ValueError):
+        said = None
+    if isinstance(said, list) and len(said) == len(paths):
+        return {p: str(c) for p, c in zip(paths, said) if c is not None}
+    remove_orphans()  # a killed child's decompressed copy
+    if len(paths) == 1:
+        return {paths[0]: "the native report reader failed on this file (a crash, a hang or no answer)"}
+    out: dict[Path, str] = {}
+    for p in paths:
+        out.update(launch_problems([p], timeout))
+    return out
+
+
 def _main(argv: list[str]) -> int:
     """Child side of :func:`load_report_isolated`:
     ``python -m analysis.reports.ncu REPORT OUTDIR N|any [all|opcode] [evidence]``; or the server of
-    :func:`_serve_attributes`: ``python -m analysis.reports.ncu --attribute-server [--no-warm]``."""
+    :func:`_serve_attributes`: ``python -m analysis.reports.ncu --attribute-server [--no-warm]``; or
+    :func:`launch_problems`' child: ``python -m analysis.reports.ncu --launch-problems FILE...``."""
     if argv[:1] == ["--attribute-server"]:
         return _serve_attributes(warm="--no-warm" not in argv)
+    if argv[:1] == ["--launch-problems"]:  # launch_problems' child: a JSON list, a cause or null per file
+        print(json.dumps([_launch_problem(Path(p)) for p in argv[1:]]))
+        return 0
     if len(argv) < 3 or argv[0] in ("-h", "--help"):
         print(f"usage: python -m analysis.reports.ncu REPORT OUTDIR N|any [all|opcode] [evidence]\n\n{_main.__doc__}\n"
               "A child process of the package's readers, not a tool: read reports with analysis.load_report.",
