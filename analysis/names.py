@@ -92,7 +92,13 @@ def set_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a profile set, or None: ``default`` is Snakemake's
     workflow-profile folder under ``profiles/``, the :data:`NA_LIKE_NAMES` read back as
     missing values from the set's own tables, and a name longer than :data:`MAX_SET_NAME`
-    bytes gives comparison folders longer than a file name may be."""
+    bytes gives comparison folders longer than a file name may be, and a name holding ``__vs`` or
+    ``vs__`` could make a comparison's folder ``figures/compare/{a}__vs__{b}`` read as another pair of
+    sets (``av1__vs__x`` against ``av2`` and ``av1`` against ``x__vs__av2`` share one folder; without
+    these two substrings the separator is the folder name's only ``__vs__``)."""
+    if "__vs" in name or "vs__" in name:
+        return ("holds '__vs' or 'vs__': a comparison's folder figures/compare/A__vs__B could then be read as "
+                "another pair of sets (e.g. use '_vs_')")
     if name == "default":
         return "'default' is Snakemake's profile folder"
     if name in NA_LIKE_NAMES:

@@ -372,3 +372,25 @@ def test_a_report_name_snakemake_takes_for_periodic_is_changed_at_import(tmp_pat
     (stem,) = import_plan(tmp_path)
     assert PeriodicityDetector().is_periodic(stem) is None
     assert stem.startswith(name[:20])
+
+
+def test_a_set_name_that_could_split_a_comparison_folder_otherwise_is_refused():
+    """Sets av1__vs__x and av2 share the folder figures/compare/av1__vs__x__vs__av2 with av1 and
+    x__vs__av2, and `compare baseline=av1 candidate=x__vs__av2` compared the first pair, exit 0.
+    Every pair of names the check lets through, of the letters that make the separator, splits
+    its folder name one way only."""
+    import itertools
+
+    from analysis.names import set_name_problem
+
+    for bad in ("av1__vs__x", "x__vs__av2", "run__vs", "vs__run", "a___vs_"):
+        assert "__vs" in set_name_problem(bad)
+    assert set_name_problem("a100_vs_h100") is None
+    names = [n for k in range(1, 6) for n in map("".join, itertools.product("_vsx", repeat=k))
+             if set_name_problem(n) is None]
+    assert len(names) > 700
+    for a, b in itertools.product(names, repeat=2):
+        folder = f"{a}__vs__{b}"
+        splits = [(folder[:i], folder[i + 6:]) for i in range(1, len(folder) - 6) if folder.startswith("__vs__", i)
+                  and set_name_problem(folder[:i]) is None and set_name_problem(folder[i + 6:]) is None]
+        assert splits == [(a, b)], (a, b, splits)
