@@ -117,7 +117,8 @@ def test_one_library_kernel_on_two_gpus_is_matched_launch_to_launch(sgemm):
     shape = ("same report; launch shape differs (launch__grid_size 2560 against 640, launch__grid_dim_x 32 against 8, "
              "launch__grid_dim_y 80 against 16, launch__grid_dim_z 1 against 5)")
     assert list(dur["match"]) == [shape] * 2 + [
-        f"not matched: the other set holds 2 launch(es) of {SGEMM}, fewer than this one's occurrence"] * 9
+        f"not matched: the other set's 2 launch(es) of {SGEMM} are each matched with a launch of their own report "
+        "name"] * 9
     # a real difference, flagged: 16.7 ms on the A100 against 0.149 ms on the A10G, other
     # problem sizes (the grids differ), not only another GPU
     assert dur["status"].iloc[0] == "changed" and dur["rel_change"].iloc[0] < -0.9
@@ -163,3 +164,52 @@ def test_a_report_of_another_gpu_in_a_measured_set_keeps_its_own_versions(foreig
     said = capsys.readouterr().out
     assert "theirs.ncu-rep.xz: profiled on NVIDIA GeForce RTX 4070 Ti SUPER, not on the set's GPU (NVIDIA H200" in said
     assert "ours.ncu-rep.xz: profiled on" not in said
+
+
+def _set_of(foreign_dir, tmp, name, files):
+    """The set table of real reports stored under the given names: {stored stem: foreign file stem}."""
+    import pandas as pd
+
+    folder = tmp / name
+    folder.mkdir()
+    dsts = []
+    for stem, src in files.items():
+        dsts.append(folder / f"{stem}.ncu-rep.xz")
+        shutil.copy(foreign_dir / f"{src}.ncu-rep.xz", dsts[-1])
+    write_set_tables(dsts, name, None, tmp / "cache" / name, folder / "metrics.parquet", folder / "instances.parquet")
+    return pd.read_parquet(folder / "metrics.parquet")
+
+
+def test_a_launch_left_alone_says_why_as_it_is(foreign_dir, tmp_path):
+    """Two sets of two AveryClapp reports, stored as a and b. The candidate's b holds one_d_vec,
+    the baseline's only one_d_vec is matched by report name with the candidate's a: before, the
+    row said the other set held 1 launch, "fewer than this one's occurrence" (0)."""
+    esmm = "AveryClapp__ESMM-Research__profile__"
+    base = _set_of(foreign_dir, tmp_path, "av1", {"a": f"{esmm}26b457aa", "b": f"{esmm}398b9bdd"})
+    cand = _set_of(foreign_dir, tmp_path, "av2", {"a": f"{esmm}fcf10798", "b": f"{esmm}feb2d349"})
+    d = compare_sets(base, cand)
+    dur = d[(d["metric"] == "gpu__time_duration.sum") & (d["kernel"] == "one_d_vec")]
+    assert list(zip(dur["source"], dur["match"])) == [
+        ("a", "same report"),
+        ("b", "not matched: the other set's 1 launch(es) of one_d_vec are each matched with a launch of their own "
+              "report name")]
+
+
+def test_launches_left_by_the_report_name_match_are_paired_first_with_first(foreign_dir, tmp_path):
+    """The A100's 11 sgemm launches (report a) against the A10G's two in its a and two in its b:
+    a's first two are matched by report name, the A100's next two with b's two in order (before,
+    by equal occurrence, 2 and 3 against 0 and 1: none), and the last seven say what is left."""
+    a100 = _set_of(foreign_dir, tmp_path, "a100", {"a": A100})
+    a10g = _set_of(foreign_dir, tmp_path, "a10g", {"a": A10G, "b": "AveryClapp__ESMM-Research__profile__26b457aa"})
+    d = compare_sets(a100, a10g)
+    dur = d[(d["kernel"] == SGEMM) & (d["metric"] == "gpu__time_duration.sum")].sort_values(
+        ["source", "occurrence"])
+    first = dur[dur["source"] == "a"]
+    assert len(first) == 11 and first["match"].str.startswith("same report").sum() == 2
+    order = first[first["occurrence"].isin([2, 3])]
+    assert order["match"].str.startswith("launch order").all() and order["value_candidate"].notna().all()
+    rest = first[first["occurrence"] >= 4]
+    assert list(rest["match"]) == [
+        f"not matched: the other set holds 2 launch(es) of {SGEMM} not matched by report name (its other 2 are "
+        f"matched by report name), fewer than this one's place among this set's such launches ({r})"
+        for r in range(3, 10)]

@@ -9,9 +9,10 @@ repeats (``{kernel}_n{N}_r{R}``) are repeats.
 Matching two sets, launch to launch (:func:`match_launches`), in this order:
 
 1. the same report stem and the same launch identity (``same report``);
-2. else, where a kernel identity (range name, function, mangled name, precision, N) is held
-   by one report in each set, its launches in order of occurrence (``kernel and N`` where
-   N is known, ``launch order`` where it is not);
+2. else, where the launches of a kernel identity (range name, function, mangled name,
+   precision, N) not matched by 1 are in one report in each set, those launches in order of
+   occurrence, first with first (``kernel and N`` where N is known, ``launch order`` where it
+   is not);
 3. what is left cannot be matched (the kernel is in several reports of a set under other
    names): those rows are one-sided, their ``match`` column says why, never pooled.
 
@@ -95,14 +96,17 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
     lb = b.assign(_b=np.arange(len(b)))
     lc = c.assign(_c=np.arange(len(c)))
     same = lb.merge(lc, on=LAUNCH_KEYS)[["_b", "_c"]].assign(match="same report")
-    rb = lb[~lb["_b"].isin(same["_b"])]
-    rc = lc[~lc["_c"].isin(same["_c"])]
+    # what is left, each launch ranked among the left launches of its kernel (rule 2 pairs by rank)
+    rb = lb[~lb["_b"].isin(same["_b"])].sort_values(["source", "occurrence", "_b"])
+    rc = lc[~lc["_c"].isin(same["_c"])].sort_values(["source", "occurrence", "_c"])
+    rb = rb.assign(_rank=rb.groupby(KERNEL_KEYS, dropna=False).cumcount())
+    rc = rc.assign(_rank=rc.groupby(KERNEL_KEYS, dropna=False).cumcount())
     nb = rb.groupby(KERNEL_KEYS, dropna=False)["source"].nunique().rename("_nb").reset_index()
     nc = rc.groupby(KERNEL_KEYS, dropna=False)["source"].nunique().rename("_nc").reset_index()
     counts = nb.merge(nc, on=KERNEL_KEYS, how="outer")
     single = counts[(counts["_nb"] == 1) & (counts["_nc"] == 1)][KERNEL_KEYS]
     order = (rb.merge(single, on=KERNEL_KEYS)
-             .merge(rc.merge(single, on=KERNEL_KEYS), on=KERNEL_KEYS + ["occurrence"]))
+             .merge(rc.merge(single, on=KERNEL_KEYS).drop(columns="occurrence"), on=KERNEL_KEYS + ["_rank"]))
     order = order[["_b", "_c", "n"]].assign(match=np.where(order["n"].notna(), "kernel and N", "launch order"))
     pairs = pd.concat([same, order.drop(columns="n")], ignore_index=True)
     several = counts[(counts["_nb"].fillna(0) > 1) | (counts["_nc"].fillna(0) > 1)]
@@ -111,29 +115,36 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
                               "candidate under other names (name the reports alike to match them)"
                               for k, x, y in zip(several["kernel"], several["_nb"], several["_nc"])])
 
-    def alone(side: pd.DataFrame, other: pd.DataFrame, col: str, label: str) -> pd.DataFrame:
+    def alone(side: pd.DataFrame, other: pd.DataFrame, other_left: pd.DataFrame, col: str,
+              label: str) -> pd.DataFrame:
         left = side[~side[col].isin(pairs[col])]
         left = left.merge(why[KERNEL_KEYS + ["why"]], on=KERNEL_KEYS, how="left")
         # ncu's function name in the other set under another mangled name: another signature
         names = other.groupby(["kernel", "precision", "n"], dropna=False)["mangled"].agg(
             lambda m: sorted(set(m))).rename("_others").reset_index()
         counts = other.groupby(KERNEL_KEYS, dropna=False).size().rename("_count").reset_index()
-        left = left.merge(names, on=["kernel", "precision", "n"], how="left").merge(counts, on=KERNEL_KEYS,
-                                                                                  how="left")
+        free = other_left.groupby(KERNEL_KEYS, dropna=False).size().rename("_free").reset_index()
+        left = (left.merge(names, on=["kernel", "precision", "n"], how="left")
+                .merge(counts, on=KERNEL_KEYS, how="left").merge(free, on=KERNEL_KEYS, how="left"))
         # the same kernel (function and mangled name) at other N only, e.g. N known on one side
         sizes: dict[tuple, set[str]] = {}
         for k, m, p, n in zip(other["kernel"], other["mangled"], other["precision"], other["n"]):
             sizes.setdefault((k, m, None if pd.isna(p) else p), set()).add("unknown" if pd.isna(n) else str(int(n)))
         otherwise = []
-        for k, m, p, n, o, c in zip(left["kernel"], left["mangled"], left["precision"], left["n"], left["_others"],
-                                    left["_count"]):
+        for k, m, p, n, o, c, f, r in zip(left["kernel"], left["mangled"], left["precision"], left["n"],
+                                          left["_others"], left["_count"], left["_free"], left["_rank"]):
             at = sorted(sizes.get((k, m, None if pd.isna(p) else p), ()), key=lambda v: (len(v), v))
             here = "unknown" if pd.isna(n) else str(int(n))
             if isinstance(o, list) and m not in o:
                 otherwise.append(f"not matched: {k} has other mangled names in the other set ({', '.join(o)})")
+            elif not pd.isna(c) and pd.isna(f):
+                otherwise.append(f"not matched: the other set's {int(c)} launch(es) of {k} are each matched with a "
+                                 "launch of their own report name")
             elif not pd.isna(c):
-                otherwise.append(f"not matched: the other set holds {int(c)} launch(es) of {k}, fewer than this one's "
-                                 "occurrence")
+                by_name = f" (its other {int(c - f)} are matched by report name)" if c > f else ""
+                otherwise.append(f"not matched: the other set holds {int(f)} launch(es) of {k} not matched by report "
+                                 f"name{by_name}, fewer than this one's place among this set's such launches "
+                                 f"({int(r) + 1})")
             elif at and here not in at:
                 otherwise.append(f"not matched: the other set holds {k} at N = {', '.join(at)}, this one at N = "
                                  f"{here} (N is unknown where a file name gives none: name both reports alike, "
@@ -143,7 +154,7 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
         reason = left["why"].astype("string").fillna(pd.Series(otherwise, index=left.index, dtype="string"))
         return left[[col]].assign(match=reason.fillna(label).to_numpy())
 
-    out = pd.concat([pairs, alone(lb, lc, "_b", "only in baseline"), alone(lc, lb, "_c", "only in candidate")],
+    out = pd.concat([pairs, alone(rb, lc, rc, "_b", "only in baseline"), alone(rc, lb, rb, "_c", "only in candidate")],
                     ignore_index=True)
     return out.rename(columns={"_b": "b", "_c": "c"}).astype({"b": "Int64", "c": "Int64", "match": "string"})
 
