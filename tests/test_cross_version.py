@@ -213,3 +213,17 @@ def test_launches_left_by_the_report_name_match_are_paired_first_with_first(fore
         f"not matched: the other set holds 2 launch(es) of {SGEMM} not matched by report name (its other 2 are "
         f"matched by report name), fewer than this one's place among this set's such launches ({r})"
         for r in range(3, 10)]
+
+
+def test_a_cause_both_sides_give_is_said_once(foreign_dir, tmp_path):
+    """The A100's sgemm report against two AveryClapp reports that both hold the sgemm: no launch
+    is matched, and the warning gave the one cause twice, once per set."""
+    from analysis.compare.explain import unmatched_warning
+
+    esmm = "AveryClapp__ESMM-Research__profile__"
+    zsl = _set_of(foreign_dir, tmp_path, "zsl", {"result": A100})
+    av1 = _set_of(foreign_dir, tmp_path, "av1", {"a": f"{esmm}26b457aa", "b": f"{esmm}398b9bdd"})
+    said = unmatched_warning(compare_sets(zsl, av1), "zsl", "av1")
+    cause = (f"{SGEMM} is in 1 report(s) of the baseline and 2 of the candidate under other names (name the reports "
+             "alike to match them)")
+    assert f"zsl and av1: {cause}" in said and said.count(cause) == 1

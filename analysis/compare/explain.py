@@ -45,11 +45,13 @@ def unmatched_warning(diff: pd.DataFrame, baseline: str, candidate: str) -> str 
     """
     if diff.empty or not matched_launches(diff).empty:
         return None
-    causes: list[str] = []
+    sides: dict[str, list[str]] = {}  # cause -> the sets whose one-sided rows give it (a cause of both, once)
     for status, side in (("only in baseline", baseline), ("only in candidate", candidate)):
         said = diff.loc[diff["status"] == status, "match"].dropna()
-        causes += [f"{side}: {m.removeprefix('not matched: ')}" for m in dict.fromkeys(said)
-                   if m.startswith("not matched: ")]
+        for m in dict.fromkeys(said):
+            if m.startswith("not matched: "):
+                sides.setdefault(m.removeprefix("not matched: "), []).append(side)
+    causes = [f"{' and '.join(who)}: {cause}" for cause, who in sides.items()]
     why = ("; ".join(causes[:3]) + (f"; and {len(causes) - 3} more" if len(causes) > 3 else "") if causes
            else "no kernel and N in common, nor a report of the same name")
     return (f"{candidate} against {baseline}: no launch of either set is matched in the other ({why}), so every row "
