@@ -166,3 +166,37 @@ def test_a_reader_crash_puts_the_problem_on_its_file(flipped_plain, foreign_dir,
     assert isolated.launch_problems([good, flipped_plain]) == {
         flipped_plain: "launch 0 has no function name (corrupt report)"}
     assert calls == [2, 1, 1]
+
+
+def test_an_import_adding_another_gpu_to_a_set_says_so(foreign_dir, tmp_path):
+    """A set may mix GPUs, but an import into a set of A100 reports adding an A10G's was silent."""
+    from analysis.reports.report_info import report_metadata
+
+    a100 = foreign_dir / "ZSL98__bitwise_spgemm__profiling_results_result__0dd03585.ncu-rep.xz"
+    a10g = foreign_dir / "AveryClapp__ESMM-Research__profile__fcf10798.ncu-rep.xz"
+    (tmp_path / "set" / "reports").mkdir(parents=True)
+    (tmp_path / "set" / "reports" / "result.ncu-rep.xz").write_bytes(a100.read_bytes())
+    for name, src in (("same", a100), ("other", a10g)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "more.ncu-rep.xz").write_bytes(src.read_bytes())
+    gpu_a100, gpu_a10g = report_metadata(a100)["gpu"], report_metadata(a10g)["gpu"]
+    assert gpu_a100 != gpu_a10g
+    assert check_sources(import_plan(tmp_path / "same"), tmp_path / "set") == []
+    assert check_sources(import_plan(tmp_path / "other"), tmp_path / "set") == [
+        f"config set: set holds reports of {gpu_a100}; this import adds reports of {gpu_a10g}, so the set will mix "
+        "GPUs (import into a new set name to keep them apart)"]
+
+
+def test_the_import_record_keeps_the_absolute_path(foreign_dir, tmp_path, monkeypatch):
+    """A source given as a relative folder was recorded relative, which says nothing once the
+    working directory is another."""
+    import pandas as pd
+
+    from analysis.reports.importing import write_import_record
+
+    (tmp_path / "src").mkdir()
+    src = tmp_path / "src" / "run.ncu-rep.xz"
+    src.write_bytes((foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz").read_bytes())
+    monkeypatch.chdir(tmp_path)
+    write_import_record(import_plan("src"), tmp_path / "imported.csv")
+    assert list(pd.read_csv(tmp_path / "imported.csv")["source"]) == [str(src)]

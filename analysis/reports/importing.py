@@ -108,7 +108,8 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     once the files are stored.
 
     Returns:
-        Warnings: one for the plain ``.ncu-rep`` sources (no checksum guards them, and ncu
+        Warnings: one where ``set_folder`` holds reports already and this import adds
+        reports of another GPU; one for the plain ``.ncu-rep`` sources (no checksum guards them, and ncu
         writes a block per launch, so a file cut between two launches reads as a whole
         report with fewer; it gives the launch count each holds to check against what was
         profiled), and one per group of sources of identical bytes (the set would hold each
@@ -175,6 +176,21 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     warnings = [f"config source: {', '.join(names)} are the same bytes: the set would hold each of their launches "
                 "twice, under two report names; leave all but one out of the import"
                 for names in _same_bytes(plan.values())]
+    # another GPU into a set that holds reports already: allowed (a set may mix GPUs), but said
+    held: set[str] = set()
+    if stored is not None and stored.is_dir():
+        for p in sorted(stored.iterdir()):
+            if p.is_file() and report_stem(p) not in plan and p.name.endswith((".ncu-rep", ".ncu-rep.xz")):
+                try:
+                    held.add(report_metadata(p)["gpu"] or "")
+                except ReportError:
+                    continue  # the set's own parse job names a broken stored report
+    held.discard("")
+    new_gpus = {gpu for _, gpu in gpus.values() if gpu} - held
+    if held and new_gpus:
+        warnings.append(f"config set: {Path(set_folder).name} holds reports of {', '.join(sorted(held))}; this import "
+                        f"adds reports of {', '.join(sorted(new_gpus))}, so the set will mix GPUs (import into a "
+                        "new set name to keep them apart)")
     if not plain:
         return warnings
     return [f"config source: {len(plain)} plain report(s), which no checksum guards: {', '.join(plain)}; a plain "
@@ -341,8 +357,8 @@ IMPORT_RECORD_COLUMNS = ["stem", "original_name", "source", "sha256"]
 
 def write_import_record(plan: dict[str, str | Path], out: str | Path, earlier: list[list[str]] = ()) -> None:
     """Write the import record of a set, atomically: one row per imported report, columns
-    :data:`IMPORT_RECORD_COLUMNS` (the stem in the set, the file's original name, its path
-    when imported and the SHA-256 of its bytes as imported). The rows of earlier imports
+    :data:`IMPORT_RECORD_COLUMNS` (the stem in the set, the file's original name, its absolute
+    path when imported and the SHA-256 of its bytes as imported). The rows of earlier imports
     into the same set (``earlier``: :func:`read_import_record` of the record before) are
     kept, those of a stem imported again replaced.
 
@@ -356,7 +372,7 @@ def write_import_record(plan: dict[str, str | Path], out: str | Path, earlier: l
     rows = []
     for stem, src in sorted(plan.items()):
         src = Path(src)
-        rows.append((stem, src.name, str(src), _sha256(src)))
+        rows.append((stem, src.name, str(src.absolute()), _sha256(src)))
     new = pd.DataFrame(rows, columns=IMPORT_RECORD_COLUMNS)
     out = Path(out)
     if earlier:
