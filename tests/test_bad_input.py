@@ -811,3 +811,21 @@ def test_what_follows_an_xz_stream_is_judged_alike_by_every_reader(tmp_path, tai
         with pytest.raises(ReportError, match=re.escape(said)) as e:
             read(path)
         assert str(path) in str(e.value)
+
+
+@pytest.mark.parametrize("path, error, said", [
+    (None, TypeError, "not NoneType"), (b"int8_wmma_n512.ncu-rep.xz", TypeError, "not bytes"),
+    ("", ValueError, "not an empty string")])
+def test_what_names_no_report_file_is_refused_as_such(path, error, said):
+    """None and bytes gave a bare TypeError from inside pathlib, and "" was read as the working
+    folder ("." in the message)."""
+    for read in (load_report, load_instances):
+        with pytest.raises(error, match=said):
+            read(path)
+
+
+@pytest.mark.parametrize("count", [0, -1, 1.0, True, "1"])
+def test_a_launch_count_that_is_no_count_is_refused(good, count):
+    """expect_launches=0 or -1 was accepted and refused the report for holding 1 launch, "expected -1"."""
+    with pytest.raises(ValueError, match="expect_launches must be None or a whole number of at least 1"):
+        load_report(good, expect_launches=count)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -120,6 +121,17 @@ def _instance_table(path: str | Path, name: ReportName | None, actions: list,
     return df
 
 
+def _report_path(path: str | Path) -> Path:
+    """``path`` as a Path, refusing what names no file: TypeError for another type (None, bytes),
+    ValueError for an empty string (``Path("")`` is the working folder)."""
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise TypeError(f"a report path must be a str or os.PathLike naming a .ncu-rep or .ncu-rep.xz file, "
+                        f"not {type(path).__name__}")
+    if isinstance(path, str) and path == "":
+        raise ValueError("a report path must name a .ncu-rep or .ncu-rep.xz file, not an empty string")
+    return Path(path)
+
+
 def _read(path: str | Path, expect_launches: int | None, *, metrics: bool = True,
           instances: bool = False, instance_filter: Callable[[str], bool] | None = None,
           evidence: bool = False) -> tuple[pd.DataFrame | None, ...]:
@@ -128,7 +140,10 @@ def _read(path: str | Path, expect_launches: int | None, *, metrics: bool = True
     with ``evidence`` also the guided-analysis findings
     (:func:`analysis.reports.findings.findings_of`) and the source hot spots
     (:func:`analysis.reports.hotspots.hotspots_of`) of the same open report."""
-    path = Path(path)
+    path = _report_path(path)
+    if expect_launches is not None and (isinstance(expect_launches, bool) or not isinstance(expect_launches, int)
+                                        or expect_launches < 1):
+        raise ValueError(f"expect_launches must be None or a whole number of at least 1, not {expect_launches!r}")
     name = ReportName.parse(path)
     with _plain_report(path) as plain:
         # a process that read reports of one chip asks that chip's server at once, so its
@@ -217,6 +232,9 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
             no metrics; a launch count other than ``expect_launches`` per N, or than the
             sizes the name gives; the process reading units and metric types crashed,
             hung (600 s) or ended. The message names the file and the cause.
+        TypeError: ``path`` is neither a str nor an os.PathLike (None, bytes).
+        ValueError: ``path`` is an empty string, or ``expect_launches`` is not None or a
+            whole number of at least 1.
     """
     return _read(path, expect_launches)[0]
 
@@ -253,9 +271,9 @@ def load_instances(path: str | Path, metrics: list[str] | None = None) -> pd.Dat
         a PC, or a sample index), value (float64), value_str.
 
     Raises:
-        ReportError: as :func:`load_report`.
+        ReportError, TypeError, ValueError: as :func:`load_report`.
     """
-    path = Path(path)
+    path = _report_path(path)
     name = ReportName.parse(path)
     with _plain_report(path) as plain:
         actions = list(_actions(_open(path, plain)))
