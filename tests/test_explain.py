@@ -246,6 +246,23 @@ def test_a_side_without_warp_state_metrics_is_not_decomposed(knobs):
     assert e.missing and parts_table(e).empty
 
 
+def test_a_page_not_decomposed_says_so_and_which_side_lacks_what(knobs):
+    """The A100/A10G comparison's page said "the parts below account for Nsight Compute's duration
+    change", then that nothing was decomposed because "a side lacks" metrics both lacked."""
+    stalls = "smsp__average_warps_issue_stalled_*_per_issue_active.ratio"
+    la, lb = knobs.launch("int8_ptx_mma_k32", 8192), knobs.launch("int8_ptx_3stage", 8192)
+    b = lb.values.drop([m for m in lb.values.index if m.startswith("smsp__average_warps_issue_stalled_")])
+    change = duration_change(knobs, la, knobs, lb)
+    assert change.beyond_noise in (True, False)
+    e = explain_pair(la.values, b)
+    assert e.lacking == {"b": [stalls]}
+    page = pair_page("pair", la, lb, e, parts_table(e), change)
+    assert f"Not decomposed: the candidate (b) lacks `{stalls}`" in page
+    assert "parts below" not in page and "not decomposed" in page.split("Not decomposed")[0]
+    both = pair_page("pair", lb, lb, explain_pair(b, b), parts_table(explain_pair(b, b)), change)
+    assert f"Not decomposed: both sides lack `{stalls}`" in both
+
+
 def test_stall_stacks_and_pairs_of_the_registry(knobs, repo):
     import yaml
 

@@ -346,7 +346,7 @@ class DurationChange:
 
     def text(self) -> str:
         if math.isnan(self.ratio):
-            return "no duration on one side"
+            return self.method if self.method.startswith("no duration") else "no duration"
         verdict = {True: "beyond noise", False: "within noise"}.get(self.beyond_noise, "noise unknown")
         if math.isnan(self.low):
             return f"{self.ratio:.4f}x ({self.method}): {verdict}"
@@ -397,7 +397,9 @@ def duration_change(ev_a: SetEvidence, a: Launch, ev_b: SetEvidence, b: Launch, 
                               beyond(r, lo, hi))
     ta, tb = float(a.values.get(DURATION, np.nan)), float(b.values.get(DURATION, np.nan))
     if not (ta > 0 and tb > 0):
-        return DurationChange(math.nan, math.nan, math.nan, "no duration", pd.NA)
+        lack = [side for side, t in (("a (reference)", ta), ("b (candidate)", tb)) if not t > 0]
+        return DurationChange(math.nan, math.nan, math.nan,
+                              "no duration on either side" if len(lack) == 2 else f"no duration for {lack[0]}", pd.NA)
     r = tb / ta
     if math.isnan(run):
         return DurationChange(r, math.nan, math.nan, "ncu gpu__time_duration.sum, noise unknown", pd.NA)

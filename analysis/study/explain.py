@@ -149,6 +149,7 @@ class Explanation:
         ncu_a_ns, ncu_b_ns: ``gpu__time_duration.sum`` of each side (ns).
         parts: every :class:`Part`, ranked by |ns|, largest first.
         missing: metrics the identity needs that a side lacks (nothing decomposed then).
+        lacking: what each side lacks of them, ``{"a": [...], "b": [...]}`` (only sides that lack one).
         mechanisms: DataFrame of :data:`MECHANISMS` on both sides (label, metric, topic,
             value_a, value_b, rel_change, noise_rel, beyond_noise).
     """
@@ -158,6 +159,7 @@ class Explanation:
     parts: list[Part] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     mechanisms: pd.DataFrame = field(default_factory=pd.DataFrame)
+    lacking: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _stalls(values: pd.Series) -> pd.Series:
@@ -229,13 +231,16 @@ def explain_pair(a: pd.Series, b: pd.Series, *, noise: pd.Series | None = None,
     noise = pd.Series(dtype="float64") if noise is None else noise
     noise_source = pd.Series(dtype="string") if noise_source is None else noise_source
     ta, tb = float(a.get(DURATION, np.nan)), float(b.get(DURATION, np.nan))
-    missing = [m for m in REQUIRED if not (pd.notna(a.get(m)) and pd.notna(b.get(m)) and a[m] > 0 and b[m] > 0)]
+    def lacks(side: pd.Series) -> list[str]:
+        gone = [m for m in REQUIRED if not (pd.notna(side.get(m)) and side[m] > 0)]
+        return gone + ([f"{STALL_PREFIX}*{STALL_SUFFIX}"] if _stalls(side).sum() <= 0 else [])
+
+    la, lb = lacks(a), lacks(b)
+    missing = list(dict.fromkeys(la + lb))
     sa, sb = _stalls(a), _stalls(b)
-    if sa.sum() <= 0 or sb.sum() <= 0:
-        missing.append(f"{STALL_PREFIX}*{STALL_SUFFIX}")
     mech = mechanisms(a, b, noise, factor)
     if missing:
-        return Explanation(ta, tb, [], missing, mech)
+        return Explanation(ta, tb, [], missing, mech, {k: v for k, v in (("a", la), ("b", lb)) if v})
     lt = log_mean(ta, tb)
 
     def nz(metric: str) -> tuple[float, str]:

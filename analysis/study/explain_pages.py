@@ -38,14 +38,19 @@ def _beyond(v) -> str:
     return "unknown" if pd.isna(v) else ("yes" if v else "no")
 
 
-def verdict(change: DurationChange) -> str:
-    """One sentence on whether the duration changed beyond noise."""
+def verdict(change: DurationChange, decomposed: bool = True) -> str:
+    """One sentence on whether the duration changed beyond noise, and what the parts below are
+    (none where the change is not ``decomposed``)."""
     if change.beyond_noise is True:
-        return "The duration changed beyond noise; the parts below account for Nsight Compute's duration change."
+        return ("The duration changed beyond noise; the parts below account for Nsight Compute's duration change."
+                if decomposed else "The duration changed beyond noise; it is not decomposed (below).")
     if change.beyond_noise is False:
         return ("The duration did not change beyond noise. The parts below are what the counters moved; "
-                "they do not explain a change in duration.")
-    return "Whether the duration changed beyond noise is unknown (no timing or noise for one side)."
+                "they do not explain a change in duration." if decomposed
+                else "The duration did not change beyond noise.")
+    return ("Whether the duration changed beyond noise is unknown ("
+            + (change.method if change.method.startswith("no duration") else "no timing or noise for one side")
+            + ").")
 
 
 def top_items(parts: pd.DataFrame, k: int = 3) -> str:
@@ -78,11 +83,18 @@ def pair_page(title: str, a: Launch, b: Launch, e: Explanation, parts: pd.DataFr
     out.append(f"- Duration b / a: {change.text()}.")
     pct = f"{delta / e.ncu_a_ns * 100:+.2f} %" if e.ncu_a_ns > 0 else "n/a"
     out.append(f"- Nsight Compute duration: {_n(e.ncu_a_ns)} -> {_n(e.ncu_b_ns)} ns ({_n(delta)} ns, {pct}).\n")
-    out.append(verdict(change) + "\n")
+    out.append(verdict(change, decomposed=not e.missing) + "\n")
     if figure:
         out.append(f"![waterfall]({figure})\n")
     if e.missing:
-        out.append("Not decomposed: a side lacks " + ", ".join(f"`{m}`" for m in e.missing)
+        def listed(ms: list[str]) -> str:
+            return ", ".join(f"`{m}`" for m in ms)
+
+        la, lb = e.lacking.get("a", []), e.lacking.get("b", [])
+        who = ("a side lacks " + listed(e.missing) if not e.lacking else "both sides lack " + listed(la) if la == lb else
+               "; ".join(f"the {side} lacks {listed(ms)}" for side, ms in (("reference (a)", la), ("candidate (b)", lb))
+                         if ms))
+        out.append("Not decomposed: " + who
                    + " (a report without the full section set, or of an older Nsight Compute).\n")
     else:
         out.append(f"{h} What accounts for the change\n")
