@@ -227,3 +227,17 @@ def test_a_cause_both_sides_give_is_said_once(foreign_dir, tmp_path):
     cause = (f"{SGEMM} is in 1 report(s) of the baseline and 2 of the candidate under other names (name the reports "
              "alike to match them)")
     assert f"zsl and av1: {cause}" in said and said.count(cause) == 1
+
+
+def test_the_headline_marks_launches_of_other_shapes(sgemm):
+    """The A10G's two sgemm launches matched by name with the A100's first two, of other grids:
+    the headline figure drew their -99 % durations like any other change."""
+    from analysis.compare.figures import headline_columns, headline_figure
+
+    d = compare_sets(*sgemm)
+    cols, _ = headline_columns(d)
+    marked = cols[cols["shape"]]
+    assert len(marked) == 2 and marked["label"].str.split("\n").str[0].str.endswith(" †").all()
+    assert not cols.loc[~cols["shape"], "label"].str.contains("†").any()
+    fig = headline_figure(d, "a100 vs a10g")
+    assert "\u2020 = launches of other shapes (grid or block) matched by name" in fig._suptitle.get_text()

@@ -167,8 +167,10 @@ def headline_columns(diff: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> tupl
     Returns:
         ``(columns, cells)``. ``columns``: one row per column in drawing order, with
         ``col`` (int, 0...), ``label`` (the tick label, lines joined by newlines),
-        ``launches`` (int, launches the column holds) and ``pooled`` (bool, True for a
-        column of several launches). ``cells``: one row per (metric, column) with a
+        ``launches`` (int, launches the column holds), ``pooled`` (bool, True for a
+        column of several launches) and ``shape`` (bool, True where a launch of the column
+        was matched with one of another grid or block: ``match`` holds
+        :data:`analysis.compare.diff.SHAPE_NOTE`; its label's first line ends in " †"). ``cells``: one row per (metric, column) with a
         value: ``metric``, ``col``, ``value`` (relative change in %, float: the
         launch's, or the median over the column's launches that have one; NaN where
         none has), ``low`` and ``high`` (the range over the launches, %), ``flagged``
@@ -177,7 +179,8 @@ def headline_columns(diff: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> tupl
     """
     d = diff[diff["metric"].isin(HEADLINE) & ~diff["status"].isin(["only in baseline", "only in candidate"])].copy()
     empty_cols = pd.DataFrame({"col": pd.Series(dtype="int64"), "label": pd.Series(dtype="object"),
-                               "launches": pd.Series(dtype="int64"), "pooled": pd.Series(dtype="bool")})
+                               "launches": pd.Series(dtype="int64"), "pooled": pd.Series(dtype="bool"),
+                               "shape": pd.Series(dtype="bool")})
     empty_cells = pd.DataFrame({c: pd.Series(dtype=t) for c, t in (
         ("metric", "object"), ("col", "int64"), ("value", "float64"), ("low", "float64"), ("high", "float64"),
         ("flagged", "int64"), ("status", "object"))})
@@ -228,13 +231,20 @@ def headline_columns(diff: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> tupl
         where = cols.loc[twins, extra].apply(lambda r: ", ".join(str(v) for v in r if v != ""), axis=1)
         cols.loc[twins, "label"] = cols.loc[twins, "label"] + "\n" + where.str.slice(0, LABEL_CHARS)
     d = d.merge(cols[col_keys + ["col"]], on=col_keys, how="left")
+    from analysis.compare.diff import SHAPE_NOTE
+
+    shaped = (set(d.loc[d["match"].astype("string").str.contains(SHAPE_NOTE, regex=False).fillna(False), "col"])
+              if "match" in d else set())
+    cols["shape"] = cols["col"].isin(shaped)
+    cols.loc[cols["shape"], "label"] = cols.loc[cols["shape"], "label"].str.replace(r"^([^\n]*)", r"\1 †", n=1,
+                                                                                    regex=True)
     d["_v"] = d["rel_change"].astype("float64") * 100
     d["_f"] = d["flagged"].fillna(False).astype(bool).astype("int64")
     g = d.groupby(["metric", "col"], sort=False)
     cells = g["_v"].agg(value="median", low="min", high="max").reset_index()
     cells["flagged"] = g["_f"].sum().to_numpy()
     cells["status"] = g["status"].agg(lambda s: s.value_counts().index[0]).to_numpy()
-    return cols[["col", "label", "launches", "pooled"]], cells
+    return cols[["col", "label", "launches", "pooled", "shape"]], cells
 
 
 def round_up(x: float) -> float:
@@ -390,6 +400,9 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
                  "grey: no value in a set (n/a) or units that do not convert (unit)",
                  f"colour scale ends at \u00b1{lim:,g} % (the {COLOUR_PERCENTILE:g}th percentile of |change|, {pct:,.3g} %,"
                  f" rounded up; at least {MIN_LIMIT_PCT:g} %); outlined cells lie beyond it, their value written"]
+        if cols["shape"].any():
+            notes.append("\u2020 = launches of other shapes (grid or block) matched by name: not the same work, so "
+                         "their change is not that of one kernel across versions (changes.csv, match)")
         if pooled:
             notes.append(f"{int(cols['launches'].sum())} launches in {n_cols} columns: a column of several launches"
                          " gives their median and, below, their range; * = at least one launch flagged")
