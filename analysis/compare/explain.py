@@ -101,7 +101,8 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
         text[2:2] = [f"**Launches of other shapes were matched by name** ({listed}): each ran another problem "
                      "size or configuration, so its duration change is not that of one kernel across versions.\n"]
     for la, lb, e, parts, change in sections:
-        text.append(f"| {la.label} | {change.text()} | {verdict(change, decomposed=not e.missing).split('.')[0]} | {top_items(parts)} |")
+        said = verdict(change, decomposed=not e.missing).split(".")[0]
+        text.append(f"| {la.label} | {change.text()} | {said} | {top_items(parts)} |")
     text.append("")
     for la, lb, e, parts, change in sections[:MAX_PANELS]:
         text.append(pair_page(la.label, la, lb, e, parts, change, level=2))

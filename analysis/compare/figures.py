@@ -170,8 +170,8 @@ def headline_columns(diff: pd.DataFrame, max_columns: int = MAX_COLUMNS) -> tupl
         ``launches`` (int, launches the column holds), ``pooled`` (bool, True for a
         column of several launches) and ``shape`` (bool, True where a launch of the column
         was matched with one of another grid or block: ``match`` holds
-        :data:`analysis.compare.diff.SHAPE_NOTE`; its label's first line ends in " †"). ``cells``: one row per (metric, column) with a
-        value: ``metric``, ``col``, ``value`` (relative change in %, float: the
+        :data:`analysis.compare.diff.SHAPE_NOTE`; its label's first line ends in " †").
+        ``cells``: one row per (metric, column) with a value: ``metric``, ``col``, ``value`` (relative change in %, float: the
         launch's, or the median over the column's launches that have one; NaN where
         none has), ``low`` and ``high`` (the range over the launches, %), ``flagged``
         (int, launches flagged) and ``status`` (the launch's status; for a pooled column

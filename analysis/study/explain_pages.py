@@ -91,9 +91,13 @@ def pair_page(title: str, a: Launch, b: Launch, e: Explanation, parts: pd.DataFr
             return ", ".join(f"`{m}`" for m in ms)
 
         la, lb = e.lacking.get("a", []), e.lacking.get("b", [])
-        who = ("a side lacks " + listed(e.missing) if not e.lacking else "both sides lack " + listed(la) if la == lb else
-               "; ".join(f"the {side} lacks {listed(ms)}" for side, ms in (("reference (a)", la), ("candidate (b)", lb))
-                         if ms))
+        if not e.lacking:
+            who = "a side lacks " + listed(e.missing)
+        elif la == lb:
+            who = "both sides lack " + listed(la)
+        else:
+            who = "; ".join(f"the {side} lacks {listed(ms)}"
+                            for side, ms in (("reference (a)", la), ("candidate (b)", lb)) if ms)
         out.append("Not decomposed: " + who
                    + " (a report without the full section set, or of an older Nsight Compute).\n")
     else:
