@@ -1,5 +1,6 @@
-"""``python -m analysis.reports.ncu``: the child reader of :func:`analysis.reports.ncu.load_report_isolated`
-and the units server of :mod:`analysis.reports.ncu.units` (:func:`analysis.reports.ncu.isolated._main`)."""
+"""``python -m analysis.reports.ncu``: the child reader of :func:`analysis.reports.ncu.load_report_isolated`,
+the units server of :mod:`analysis.reports.ncu.units` and the launch check of
+:func:`analysis.reports.ncu.launch_problems` (:func:`analysis.reports.ncu.isolated._main`)."""
 
 import sys
 

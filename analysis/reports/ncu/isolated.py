@@ -1,5 +1,6 @@
-"""A report read in a child process of its own (:func:`load_report_isolated`), so that a crash or hang of
-the native reader on a hostile file stops only the child."""
+"""A report read in a child process of its own (:func:`load_report_isolated`), and the launches of
+reports checked in one (:func:`launch_problems`), so that a crash or hang of the native reader on a
+hostile file stops only the child."""
 
 from __future__ import annotations
 
