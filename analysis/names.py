@@ -88,6 +88,11 @@ NA_LIKE_NAMES = frozenset({"NA", "NULL", "NaN", "None", "nan", "null"})
 MAX_SET_NAME = 120
 
 
+#: What a set name is made of (the config schema's pattern of ``set``, ``baseline``...): the
+#: workflow's ``{set}`` wildcards match only these characters.
+SET_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+
+
 def set_name_problem(name: str) -> str | None:
     """Why ``name`` cannot name a profile set, or None: ``default`` is Snakemake's
     workflow-profile folder under ``profiles/``, the :data:`NA_LIKE_NAMES` read back as
@@ -95,7 +100,11 @@ def set_name_problem(name: str) -> str | None:
     bytes gives comparison folders longer than a file name may be, and a name holding ``__vs`` or
     ``vs__`` could make a comparison's folder ``figures/compare/{a}__vs__{b}`` read as another pair of
     sets (``av1__vs__x`` against ``av2`` and ``av1`` against ``x__vs__av2`` share one folder; without
-    these two substrings the separator is the folder name's only ``__vs__``)."""
+    these two substrings the separator is the folder name's only ``__vs__``), and a name of other
+    characters than :data:`SET_NAME`'s."""
+    if not SET_NAME.fullmatch(name):
+        return ("holds other characters than letters, digits, '.', '_' and '-', or starts with '.' or '-': the "
+                "workflow's file patterns match only these")
     if "__vs" in name or "vs__" in name:
         return ("holds '__vs' or 'vs__': a comparison's folder figures/compare/A__vs__B could then be read as "
                 "another pair of sets (e.g. use '_vs_')")

@@ -12,7 +12,7 @@ from analysis.errors import ConfigError, ToolNotFoundError
 from analysis.gpu.config import kernel_options, tiling_from_config  # noqa: F401 (the rules call them here)
 from analysis.gpu.device import GpuInfo, LocalGpu, detect_gpu, profile_set_name  # noqa: F401
 from analysis.gpu.harness import TMA_SWIZZLES, Tiling
-from analysis.names import NA_LIKE_NAMES, ReportName, report_stem, set_name_problem
+from analysis.names import ReportName, report_stem, set_name_problem
 from analysis.precision import precision_of
 from analysis.tools import find_tool, ncu_version
 from analysis.versions import version_numbers
@@ -282,8 +282,9 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None,
     """Profile sets under ``profiles/``: folders whose ``reports/`` hold a report
     :func:`set_reports` reads (a file named ``*.ncu-rep[.xz]`` of a safe name). A folder
     whose ``*.ncu-rep[.xz]`` entries are all skipped (other characters in the name, or not
-    a file) is no set: ``warn`` (default :func:`warnings.warn`) receives one message naming
-    it, so that no job runs for a set of no reports.
+    a file), or whose own name cannot name a set (:func:`analysis.names.set_name_problem`),
+    is no set: ``warn`` (default :func:`warnings.warn`) receives one message naming it, so
+    that no job runs for it.
 
     Raises:
         ConfigError: a set named in ``wanted`` does not exist, or holds no readable report;
@@ -294,7 +295,7 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None,
             warnings.warn(message, stacklevel=3)
     named = sorted({p.parent.parent.name for p in profiles.glob("*/reports/*")
                     if p.name.endswith(REPORT_SUFFIXES)} - {"default"})
-    for name in [n for n in named if n in NA_LIKE_NAMES]:
+    for name in [n for n in named if set_name_problem(n)]:
         named.remove(name)
         warn(f"{profiles / name}: skipped, not a profile set: {set_name_problem(name)} (rename the folder)")
     found, unread = [], {}

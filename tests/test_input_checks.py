@@ -394,3 +394,19 @@ def test_a_set_name_that_could_split_a_comparison_folder_otherwise_is_refused():
         splits = [(folder[:i], folder[i + 6:]) for i in range(1, len(folder) - 6) if folder.startswith("__vs__", i)
                   and set_name_problem(folder[:i]) is None and set_name_problem(folder[i + 6:]) is None]
         assert splits == [(a, b)], (a, b, splits)
+
+
+def test_a_folder_whose_name_cannot_name_a_set_is_skipped_and_said(tmp_path):
+    """A folder profiles/p__vs__q/ (or of a space, a leading '-', 130 bytes) was taken for a set;
+    the main job then stopped at `set e2__vs__p: profiles/e2__vs__p/reports does not exist`,
+    naming neither the folder nor the cause."""
+    from analysis.workflow import committed_sets
+
+    report = next((REPO / "profiles" / "a10g_ncu2023.1.1_esmm" / "reports").iterdir())
+    for name in ("p__vs__q", "my set", "-dash", "x" * 130, "ok"):
+        (tmp_path / name / "reports").mkdir(parents=True)
+        shutil.copy(report, tmp_path / name / "reports" / report.name)
+    said = []
+    assert committed_sets(tmp_path, warn=said.append) == ["ok"]
+    assert len(said) == 4 and all(": skipped, not a profile set: " in s for s in said)
+    assert any(s.startswith(f"{tmp_path / 'p__vs__q'}: skipped") and "'__vs'" in s for s in said)
