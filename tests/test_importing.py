@@ -197,6 +197,25 @@ def test_the_import_record_keeps_the_absolute_path(foreign_dir, tmp_path, monkey
     (tmp_path / "src").mkdir()
     src = tmp_path / "src" / "run.ncu-rep.xz"
     src.write_bytes((foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz").read_bytes())
-    monkeypatch.chdir(tmp_path)
-    write_import_record(import_plan("src"), tmp_path / "imported.csv")
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path / "other")
+    write_import_record(import_plan("../src"), tmp_path / "imported.csv")  # absolute, without the ".."
     assert list(pd.read_csv(tmp_path / "imported.csv")["source"]) == [str(src)]
+
+
+def test_an_import_from_the_set_s_own_folder_is_refused(foreign_dir, tmp_path):
+    """`import_set source=profiles/S/reports set=S`: Snakemake removed each job's output, the
+    source itself, before the job ran, and the set lost its reports."""
+    from analysis.reports.importing import check_import_target
+
+    reports = tmp_path / "profiles" / "s" / "reports"
+    reports.mkdir(parents=True)
+    (reports / "add.ncu-rep.xz").write_bytes(
+        (foreign_dir / "trevorgloe__GPUAcceleratedNetworkSim__profile__131b6e30.ncu-rep.xz").read_bytes())
+    with pytest.raises(ConfigError, match="add.ncu-rep.xz is in the set's own folder"):
+        check_import_target(import_plan(reports), tmp_path / "profiles" / "s")
+    # through another spelling of the same folder too
+    with pytest.raises(ConfigError, match="in the set's own folder"):
+        check_import_target(import_plan(reports / ".." / "reports"), tmp_path / "profiles" / "s")
+    assert (reports / "add.ncu-rep.xz").is_file()
+    check_import_target(import_plan(reports), tmp_path / "profiles" / "t")  # into another set: allowed

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import lzma
+import os
 import re
 import shutil
 import sys
@@ -241,11 +242,19 @@ def check_import_target(plan: dict[str, Path], set_folder: str | Path) -> None:
     """Refuse an import that would change what a set already holds.
 
     Raises:
-        ConfigError: the set was measured by this workflow (it has metadata.json,
-            timings.csv or references.csv: its reports stay as profiled), or a report of
-            the same name is already in the set with other content (both files named).
+        ConfigError: a source is in the set's own ``reports/`` folder (importing it would
+            remove it: Snakemake removes a job's output before the job runs), the set was
+            measured by this workflow (it has metadata.json, timings.csv or references.csv:
+            its reports stay as profiled), or a report of the same name is already in the
+            set with other content (both files named).
     """
     folder = Path(set_folder)
+    reports = (folder / "reports").resolve()
+    own = sorted(str(src) for src in plan.values() if Path(src).resolve().parent == reports)
+    if own:  # Snakemake removes a job's output before it runs: the source itself
+        raise ConfigError(f"config source: {', '.join(own)} {'is' if len(own) == 1 else 'are'} in the set's own "
+                          f"folder {folder / 'reports'}: an import copies reports from elsewhere into a set "
+                          "(to import them into another set, give that set's name)")
     measured = [f for f in ("metadata.json", "timings.csv", "references.csv") if (folder / f).exists()]
     if measured:
         raise ConfigError(f"config set: {folder} holds a set measured by this workflow ({', '.join(measured)}); "
@@ -372,7 +381,7 @@ def write_import_record(plan: dict[str, str | Path], out: str | Path, earlier: l
     rows = []
     for stem, src in sorted(plan.items()):
         src = Path(src)
-        rows.append((stem, src.name, str(src.absolute()), _sha256(src)))
+        rows.append((stem, src.name, os.path.abspath(src), _sha256(src)))
     new = pd.DataFrame(rows, columns=IMPORT_RECORD_COLUMNS)
     out = Path(out)
     if earlier:
