@@ -223,6 +223,13 @@ def test_import_target_makes_a_set_of_foreign_reports(tmp_path):
     assert len(s) == 9 and s["precision"].isna().all() and s["throughput"].isna().all()
     assert sorted(s.loc[s["report"] == "my_app", "occurrence"]) == [0, 0, 0, 0, 0, 0, 1, 2]
     assert (root / "figures" / "elsewhere" / "dram_active.png").stat().st_size > 10_000
+    # and its explanations: findings, hot spots, stall stacks (so that --report finds them after an import)
+    explained = root / "figures" / "elsewhere" / "explain"
+    assert {"explanations.csv", "findings.md", "hotspots.md", "stalls.csv"} <= {p.name for p in explained.iterdir()}
+    # set= alone names no import: the message says what it is for and how to make one set's files
+    proc = snakemake(root, "-n", "--config", "gpu=off", "set=elsewhere")
+    assert proc.returncode != 0
+    assert "figures/elsewhere/explain/explanations.csv" in proc.stdout + proc.stderr
 
 
 @pytest.mark.workflow

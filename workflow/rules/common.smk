@@ -113,8 +113,12 @@ NOISE_MODEL_NAME = f"noise model of {NOISE_SET}" if NOISE_SET else ""
 # Reports brought in from elsewhere (target import_set, config source=DIR set=NAME).
 IMPORT_SET = config.get("set")
 IMPORT = import_plan(config["source"]) if config.get("source") else {}
-if bool(IMPORT) != bool(IMPORT_SET):
-    raise ConfigError("config: the import target takes both source=DIR and set=NAME")
+if IMPORT and not IMPORT_SET:
+    raise ConfigError("config: the import target takes both source=DIR and set=NAME; set=NAME is missing")
+if IMPORT_SET and not IMPORT:
+    raise ConfigError(f"config: set={IMPORT_SET} names the set an import writes, and an import needs source=DIR "
+                      "too; to make one set's tables, figures and explanations, name a file, e.g. "
+                      f"`snakemake --cores 1 figures/{IMPORT_SET}/explain/explanations.csv`, or run the main job")
 if IMPORT_SET:
     if IMPORT_SET == GPU_SET:  # the schema checks the characters, check_config 'default' and NA-like names
         raise ConfigError(f"config set: {IMPORT_SET!r} is taken (it is this GPU's own profile set); "

@@ -45,3 +45,5 @@ if IMPORT:
             record=f"profiles/{IMPORT_SET}/imported.csv",
             summary=f"results/tables/{IMPORT_SET}/summary.csv",
             figures=expand("figures/{set}/{figure}.{ext}", set=IMPORT_SET, figure=FIGURE_NAMES, ext=["png", "pdf"]),
+            # its findings, hot spots and stall stacks (rule explain_set; pairs only of registry kernels)
+            explanations=f"figures/{IMPORT_SET}/explain/explanations.csv",
