@@ -286,6 +286,9 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None,
     is no set: ``warn`` (default :func:`warnings.warn`) receives one message naming it, so
     that no job runs for it.
 
+    Returns:
+        The sets, sorted; with ``wanted``, its sets in its order, each once.
+
     Raises:
         ConfigError: a set named in ``wanted`` does not exist, or holds no readable report;
             one report stored both plain and xz-compressed (:func:`set_reports`).
@@ -319,7 +322,7 @@ def committed_sets(profiles: Path, wanted: list[str] | None = None,
             if w not in found:
                 raise ConfigError(f"config profile_sets: no .ncu-rep or .ncu-rep.xz file under "
                                   f"{profiles / w / 'reports'}")
-        return list(wanted)
+        return list(dict.fromkeys(wanted))  # each set once, in the order given
     for name in unread:
         warn(f"{unread_text(name)}: not a profile set")
     return found

@@ -182,6 +182,14 @@ def test_bad_names_and_numbers_are_refused_or_warned_of_at_the_start(tmp_path):
     assert proc.returncode == 0, out[-2000:]
     assert ("config compare_baseline: profile set nonexist not found (sets: a10g_ncu2023.1.1_esmm); it chooses the "
             "baseline of the automatic comparisons, which this target does not make") in out
+    # a set there but left out by profile_sets is said to be so, not "not found"; each set listed once
+    shutil.copytree(root / "profiles" / "a10g_ncu2023.1.1_esmm", root / "profiles" / "other")
+    proc = snakemake(root, "-n", "compare", "--config", "gpu=off", "profile_sets=[other,other]",
+                     "baseline=other", "candidate=a10g_ncu2023.1.1_esmm")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert ("profile set a10g_ncu2023.1.1_esmm is in profiles/ but not among config profile_sets (other): add it "
+            "there, or leave profile_sets empty") in out
 
 
 def test_a_repeat_from_another_gpu_is_refused_at_import_and_in_the_summary(foreign_dir, tmp_path):
@@ -295,7 +303,7 @@ def test_numbers_given_inside_a_config_mapping_say_to_use_a_configfile(tmp_path)
     proc = snakemake(root, "-n", "--config", "gpu=off", "sizes=[512, 1024]")
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "ValidationError: '512' is not of type 'integer'" in out, out[-1500:]
-    assert "sizes[0]='512', sizes[1]='1024'" in out and "give them in a --configfile" in out
+    assert "sizes[0]='512', sizes[1]='1024'" in out and "give such values in a --configfile" in out
     proc = snakemake(root, "-n", "--config", "gpu=bogus")
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "'bogus'" in out and "--configfile" not in out, out[-1500:]

@@ -130,7 +130,7 @@ def test_compare_target(workdir):
     assert none.returncode == 0, none.stderr[-3000:]
     assert f"warning: {apart} against {a}: no launch of either set is matched in the other" in none.stderr
     bad = snakemake(workdir, "-n", "compare", "--config", "gpu=off", f"baseline={a}", "candidate=nowhere")
-    assert bad.returncode != 0 and "profile set 'nowhere' not found" in bad.stdout + bad.stderr
+    assert bad.returncode != 0 and "profile set nowhere not found" in bad.stdout + bad.stderr
     half = snakemake(workdir, "-n", "compare", "--config", "gpu=off", f"baseline={a}")
     assert half.returncode != 0 and "give both baseline and candidate" in half.stdout + half.stderr
 

@@ -31,8 +31,8 @@ except WorkflowError as exc:
     _why = next((line for line in str(exc).splitlines() if line.startswith("ValidationError")), str(exc))
     raise ConfigError(f"config: the schema refused it ({_why}), and these values are text that "
                       f"spells a number: {', '.join(_texts[:6])}{' ...' if len(_texts) > 6 else ''}. Snakemake's "
-                      "--config reads the values inside a list or mapping as text; give them in a --configfile "
-                      "instead") from None
+                      "--config reads the values inside a list or mapping as text: give such values in a "
+                      "--configfile; in a --configfile, write them without quotes") from None
 check_config(config, Path("kernels"))
 
 KERNELS = config["kernels"]
@@ -353,6 +353,15 @@ def set_identity(set_name):
     return SetIdentity(frozenset(got["kernels"]), got["ncu_version"], got["driver"])
 
 
+def not_found(set_name):
+    """Why a set named in config is not among SETS: a folder config profile_sets leaves out, or
+    no such set (the sets there are listed)."""
+    if config.get("profile_sets") and (Path("profiles") / set_name / "reports").is_dir():
+        return (f"profile set {set_name} is in profiles/ but not among config profile_sets ({', '.join(SETS)}): "
+                "add it there, or leave profile_sets empty")
+    return f"profile set {set_name} not found (sets: {', '.join(SETS) or 'none'})"
+
+
 def compare_outputs(wildcards=None):
     """Comparison outputs: the pair config baseline/candidate names, if any, plus the
     automatic pairs (analysis.workflow.comparison_pairs: each set against config
@@ -366,16 +375,16 @@ def compare_outputs(wildcards=None):
     if base:
         for s in (base, cand):
             if s not in SETS:
-                raise ConfigError(f"config: profile set {s!r} not found (sets: {', '.join(SETS) or 'none'})")
+                raise ConfigError(f"config: {not_found(s)}")
         pairs.append((base, cand))
         if wildcards is not None and chosen and chosen not in SETS:  # the named pair alone: said, not used
-            _warn_once(f"config compare_baseline: profile set {chosen} not found (sets: {', '.join(SETS) or 'none'}); "
-                       f"it chooses the baseline of the automatic comparisons, which this target does not make")
+            _warn_once(f"config compare_baseline: {not_found(chosen)}; it chooses the baseline of the automatic "
+                       "comparisons, which this target does not make")
     if not base or wildcards is None:
         sets = {s: set_identity(s) for s in SETS}
         if chosen and chosen not in sets:
-            _warn_once(f"config compare_baseline: profile set {chosen} not found (sets: {', '.join(SETS) or 'none'}), "
-                       "so each set is compared against the oldest set it shares kernels with")
+            _warn_once(f"config compare_baseline: {not_found(chosen)}; so each set is compared against the oldest "
+                       "set it shares kernels with")
         pairs += [p for p in comparison_pairs(sets, chosen) if p not in pairs]
         for msg in unpaired_sets(sets):
             _warn_once(msg)
