@@ -185,3 +185,21 @@ def test_a_name_that_reads_as_kernel_and_n_must_hold_that_kernel(tmp_path):
     shutil.copy(FULL, p)
     with pytest.raises(ReportError, match="file name says 'myapp' .a name of the form .kernel._n.N. names the kernel"):
         load_report(p)
+
+
+def test_a_per_opcode_breakdown_of_no_opcode_has_no_value(foreign_dir):
+    """iamcoleman's report by Nsight Compute 2020.2.1 (3d528bfb) stores the per-opcode thread
+    instruction counts with no instance and a total of 0, beside 2.9e8 executed warp
+    instructions: the 0 is no measurement. It read as 0, and against the same program's other
+    report (452bfd7f, 8.35e10 in launch 0) the comparison flagged a change of -100 %."""
+    old, new = (foreign_dir / f"iamcoleman__monte-carlo-pi__profile__{h}.ncu-rep.xz" for h in ("3d528bfb", "452bfd7f"))
+    t_old, t_new = load_report(old), load_report(new)
+    thread = "sass__thread_inst_executed_true_per_opcode"
+    rows = t_old[t_old["metric"].str.startswith(thread)]
+    assert len(rows) == 6 and rows["value"].isna().all() and (rows["instances"] == 0).all()
+    warp = t_old[t_old["metric"] == "sass__inst_executed_per_opcode"]
+    assert (warp["instances"] > 0).all() and (warp["value"] > 2.9e8).all()  # its sibling keeps its total
+    kept = t_new[t_new["metric"] == thread]
+    assert (kept["instances"] > 0).all() and (kept["value"] > 8e10).any()
+    d = compare_sets(set_table([t_new], "new", {}), set_table([t_old], "old", {}))
+    assert set(d.loc[d["metric"] == thread, "status"]) == {"no value in candidate"}

@@ -15,7 +15,7 @@ from analysis.errors import ReportError
 from analysis.names import ReportName, report_stem
 from analysis.nsight import ncu_report
 from analysis.reports.ncu.files import REPROFILE, _plain_report
-from analysis.reports.ncu.launches import FAILED_SHARE, IDENTITY_COLUMNS, TIDY_COLUMNS, _METRIC_TYPE, _actions, _check_named, _dims, _metric_value, _nvtx_names, _open, launch_sizes, precision_from_kernel
+from analysis.reports.ncu.launches import FAILED_SHARE, IDENTITY_COLUMNS, OPCODE_INSTANCES, TIDY_COLUMNS, _METRIC_TYPE, _actions, _check_named, _dims, _metric_value, _nvtx_names, _open, launch_sizes, precision_from_kernel
 from analysis.reports.ncu.units import _ask, _attributes, _chip, _note_values, _plan, _typed_chip
 
 
@@ -58,8 +58,11 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
             for metric_name in names:
                 m = action.metric_by_name(metric_name)
                 value, value_str = _metric_value(m)
+                count = m.num_instances()
+                if value == 0 and count == 0 and OPCODE_INSTANCES(metric_name):
+                    value = math.nan  # a breakdown by opcode of no opcode: not collected (load_report)
                 empty += math.isnan(value) and value_str is None
-                rows.append((kernel, metric_name, launch, value, value_str, m.num_instances()))
+                rows.append((kernel, metric_name, launch, value, value_str, count))
             ident.append((launch, rng, action.name(), action.name(IAction.NameBase_DEMANGLED), mangled,
                           occurrence, _dims(action, "grid"), _dims(action, "block"),
                           empty > FAILED_SHARE * len(names), range_name, nvtx))
@@ -195,7 +198,11 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
         ``metric`` (Nsight Compute name, verbatim), ``value`` (float64; NaN where the
         metric is a string or has no value), ``value_str`` (string-valued metrics),
         ``unit`` (as the report gives it), ``metric_type`` (counter/ratio/throughput/
-        other), ``instances`` (number of instance values; the row holds the total);
+        other), ``instances`` (number of instance values; the row holds the total; a
+        per-opcode metric, :data:`OPCODE_INSTANCES`, of no instance and a total of 0 has no
+        value, NaN: it breaks an executed-instruction count down by opcode, so 0 is no
+        measurement; Nsight Compute 2020.2.1 stores ``sass__thread_inst_executed_true_per_opcode``
+        so where it did not collect it, beside 2.9e8 executed warp instructions);
         ``report`` (file stem), ``range`` (int), ``function``, ``demangled``, ``mangled``
         (ncu's three names of the launch's kernel; ``range`` for all three of a
         range-replay action), ``occurrence`` (int: 0 for the first launch of that
