@@ -182,6 +182,7 @@ def test_bad_names_and_numbers_are_refused_or_warned_of_at_the_start(tmp_path):
     assert proc.returncode == 0, out[-2000:]
     assert ("config compare_baseline: profile set nonexist not found (sets: a10g_ncu2023.1.1_esmm); it chooses the "
             "baseline of the automatic comparisons, which this target does not make") in out
+    assert "config baseline and candidate are both a10g_ncu2023.1.1_esmm: each launch is compared with itself" in out
     # a set there but left out by profile_sets is said to be so, not "not found"; each set listed once
     shutil.copytree(root / "profiles" / "a10g_ncu2023.1.1_esmm", root / "profiles" / "other")
     proc = snakemake(root, "-n", "compare", "--config", "gpu=off", "profile_sets=[other,other]",
