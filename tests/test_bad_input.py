@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import lzma
+import math
 import os
 import re
 import shutil
@@ -829,3 +830,21 @@ def test_a_launch_count_that_is_no_count_is_refused(good, count):
     """expect_launches=0 or -1 was accepted and refused the report for holding 1 launch, "expected -1"."""
     with pytest.raises(ValueError, match="expect_launches must be None or a whole number of at least 1"):
         load_report(good, expect_launches=count)
+
+
+def test_api_inputs_that_are_no_set_or_threshold_are_refused(good):
+    """parse_reports("x.ncu-rep.xz") read the string character by character (about 30 errors,
+    'p: file does not exist'); compare_sets of an empty table stopped on an IndexError;
+    Thresholds(min_rel=nan) or a negative threshold was taken as it is."""
+    from analysis.compare.diff import Thresholds, compare_sets
+    from analysis.reports.parse import parse_reports
+
+    with pytest.raises(TypeError, match="takes a list of report paths, not one path"):
+        parse_reports(str(good))
+    for bad in (math.nan, -0.1, math.inf, "0.1"):
+        with pytest.raises(ValueError, match="Thresholds.min_rel must be a finite number >= 0"):
+            Thresholds(min_rel=bad)
+    table = set_table([load_report(good)], "s", {})
+    with pytest.raises(ValueError, match="the baseline table has no row"):
+        compare_sets(table.iloc[:0], table)
+    assert (compare_sets(table, table)["status"] == "unchanged").any()

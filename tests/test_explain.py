@@ -430,3 +430,20 @@ def test_the_findings_page_names_the_reports_without_rule_results(foreign_dir, t
     heads = [line for line in page.splitlines() if line.startswith("## ")]  # the other report's launches
     assert len(heads) == ev.findings.groupby(["report", "launch"]).ngroups > 0
     assert set(ev.findings["report"]) == {FOREIGN_PAIR[0]}
+
+
+def test_the_duration_noise_is_named_by_the_side_it_comes_from(knobs, model, tmp_path):
+    """The larger of the two sides' duration noise is used; its source was taken from side a
+    whatever its size, so a pair of the noise set's repeats (b) against a set without repeats
+    (a) gave the repeats' spread labelled "noise model"."""
+    reports = sorted((NOISE_DIR / "reports").glob("fp16_ptx_mma_k16_*.ncu-rep.xz"))
+    out = _tables(tmp_path, NOISE_DIR.name, reports)
+    rep = load_set_evidence(NOISE_DIR.name, out["per_metric"], out["instances"], out["findings"], out["hotspots"],
+                            None, None, model, "noise model of the _noise set", table=out["metrics"])
+    la, lb = knobs.launch("fp16_ptx_mma_k16", 8192), rep.launch("fp16_ptx_mma_k16", 8192)
+    assert lb.noise_source[DURATION].startswith("repeats") and not la.noise_source[DURATION].startswith("repeats")
+    for first, second, ev1, ev2 in ((la, lb, knobs, rep), (lb, la, rep, knobs)):
+        said = duration_change(ev1, first, ev2, second).method
+        larger = max((la, lb), key=lambda x: x.noise[DURATION])
+        v = larger.noise[DURATION]
+        assert f"({larger.noise_source[DURATION]})" in said and f"noise_rel {v:.4f}" in said, said

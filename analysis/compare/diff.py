@@ -53,17 +53,36 @@ from analysis.compare.figures import HEADLINE, headline_figure  # noqa: E402,F40
 
 @dataclass(frozen=True)
 class Thresholds:
-    """When a change counts as real (see the module docstring)."""
+    """When a change counts as real (see the module docstring).
+
+    Raises:
+        ValueError: a field that is not a finite number >= 0 (NaN would flag nothing, a
+            negative threshold everything).
+    """
 
     noise_factor: float = 3.0
     min_rel: float = 0.005
     default_rel: float = 0.05
 
+    def __post_init__(self) -> None:
+        import math
+
+        for name in ("noise_factor", "min_rel", "default_rel"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise ValueError(f"Thresholds.{name} must be a finite number >= 0, not {v!r}")
+
 
 def compare_sets(baseline: pd.DataFrame, candidate: pd.DataFrame,
                  thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
     """Diff two set tables (:func:`analysis.reports.tables.set_table`): :func:`compare_metric_tables`
-    of their :func:`metric_table`. Returns what that returns."""
+    of their :func:`metric_table`. Returns what that returns.
+
+    Raises:
+        ValueError: a table without a row (no launch to compare)."""
+    for side, t in (("baseline", baseline), ("candidate", candidate)):
+        if len(t) == 0:
+            raise ValueError(f"compare_sets: the {side} table has no row (no launch to compare)")
     return compare_metric_tables(metric_table(baseline), metric_table(candidate), thresholds)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import concurrent.futures as cf
 import hashlib
+import os
 import inspect
 import io
 import multiprocessing
@@ -319,10 +320,15 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
         order of ``paths``, and a ReportError per report that could not (never raised
         here: call :meth:`ParsedSet.raise_errors`).
 
+    Raises:
+        TypeError: ``paths`` is one path (a str or os.PathLike), not a list of them.
+
     Warns:
         UserWarning: called from a script's top level outside ``if __name__ ==
         "__main__":`` (:func:`_unguarded_script`); the reports are then read in this process.
     """
+    if isinstance(paths, (str, bytes, os.PathLike)):  # a str would be read character by character
+        raise TypeError(f"parse_reports takes a list of report paths, not one path ({paths!r}): pass [path]")
     paths = [Path(p) for p in paths]
     cache_dir = Path(cache) if cache is not None else None
     # what readers of earlier runs left when the run was killed whole (a timeout, a job cancelled)

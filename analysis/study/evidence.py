@@ -376,9 +376,9 @@ def duration_change(ev_a: SetEvidence, a: Launch, ev_b: SetEvidence, b: Launch, 
     exceeds ``factor`` times the run-to-run noise of the duration (``noise_rel`` of
     ``gpu__time_duration.sum``, the larger side's: repeats, else the noise model), where
     that noise is known."""
-    known = [v for v in (a.noise.get(DURATION, np.nan), b.noise.get(DURATION, np.nan)) if not pd.isna(v)]
-    run = float(max(known)) if known else math.nan
-    run_src = a.noise_source.get(DURATION, "") or b.noise_source.get(DURATION, "")
+    sides = [(float(side.noise.get(DURATION, np.nan)), side.noise_source.get(DURATION, "")) for side in (a, b)]
+    known = [(v, src) for v, src in sides if not pd.isna(v)]
+    run, run_src = max(known, key=lambda k: k[0]) if known else (math.nan, "")  # the larger noise, and its source
     run_text = (f"; run-to-run noise of ncu's duration {run * 100:.2f} % ({run_src})" if not math.isnan(run) else
                 "; run-to-run noise unknown")
 
