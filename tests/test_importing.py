@@ -219,3 +219,42 @@ def test_an_import_from_the_set_s_own_folder_is_refused(foreign_dir, tmp_path):
         check_import_target(import_plan(reports / ".." / "reports"), tmp_path / "profiles" / "s")
     assert (reports / "add.ncu-rep.xz").is_file()
     check_import_target(import_plan(reports), tmp_path / "profiles" / "t")  # into another set: allowed
+
+
+def test_repeats_of_one_content_and_one_kernel_at_one_n_twice_are_refused(tmp_path):
+    """Two copies of one report as a profile and its repeat: the import passed (a warning only),
+    and the comparison took their spread of 0 as the noise, flagging 915 rows. Two profiles of
+    one kernel at one N: the import stored them, then the set's parse refused them, and every
+    later main job with it."""
+    noise = REPO / "profiles" / "h200_580.159.04_ncu2025.3.1_noise" / "reports"
+    default = REPO / "profiles" / "h200_580.159.04_ncu2025.3.1" / "reports"
+    twice = tmp_path / "twice"
+    twice.mkdir()
+    for name in ("fp16_ptx_mma_k16_n1024-8192", "fp16_ptx_mma_k16_n1024-8192_r1"):
+        (twice / f"{name}.ncu-rep.xz").write_bytes((noise / "fp16_ptx_mma_k16_n1024-8192_r1.ncu-rep.xz").read_bytes())
+    with pytest.raises(ConfigError, match="repeats of fp16_ptx_mma_k16_n1024-8192 of the same content"):
+        check_sources(import_plan(twice))
+    # the same content, one plain and one xz, beside the set's stored copy
+    stored = tmp_path / "set" / "reports"
+    stored.mkdir(parents=True)
+    (stored / "fp16_ptx_mma_k16_n1024-8192.ncu-rep.xz").write_bytes(
+        (noise / "fp16_ptx_mma_k16_n1024-8192_r2.ncu-rep.xz").read_bytes())
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "fp16_ptx_mma_k16_n1024-8192_r1.ncu-rep").write_bytes(
+        lzma.decompress((noise / "fp16_ptx_mma_k16_n1024-8192_r2.ncu-rep.xz").read_bytes()))
+    with pytest.raises(ConfigError, match=r"of the same content: fp16_ptx_mma_k16_n1024-8192_r1\.ncu-rep, .* \(in the set\)"):
+        check_sources(import_plan(plain), tmp_path / "set")
+    # real repeats, each run on its own, pass
+    real = tmp_path / "real"
+    real.mkdir()
+    for p in sorted(noise.glob("fp16_ptx_mma_k16_*.ncu-rep.xz")):
+        (real / p.name).write_bytes(p.read_bytes())
+    assert len(list(real.iterdir())) == 4 and check_sources(import_plan(real)) == []
+    two = tmp_path / "two"
+    two.mkdir()
+    for p in (default / "fp16_ptx_mma_k16_n1024.ncu-rep.xz", noise / "fp16_ptx_mma_k16_n1024-8192.ncu-rep.xz"):
+        (two / p.name).write_bytes(p.read_bytes())
+    with pytest.raises(ConfigError, match=r"fp16_ptx_mma_k16 at N = 1024 would be in several reports of the set: "
+                                          r"fp16_ptx_mma_k16_n1024-8192\.ncu-rep\.xz, fp16_ptx_mma_k16_n1024\.ncu-rep\.xz"):
+        check_sources(import_plan(two))

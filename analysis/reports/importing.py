@@ -171,6 +171,7 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
             listed = ", ".join(f"{name} ({gpu or 'GPU unknown'})" for name, gpu in members)
             bad.append(f"repeats of {base} from other GPUs: {listed} (a repeat _r1, _r2, ... is the same profile "
                        "run again on the same GPU: rename the others without the _r part)")
+    bad += _same_repeats(plan, stored) + _kernels_at_one_n_twice(plan, stored)
     if bad:
         raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports "
                           "or contradict their names: " + "; ".join(bad))
@@ -198,6 +199,61 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
             "report cut between two launches reads as a whole one with fewer launches, so check these counts "
             "against what was profiled (xz-compress reports where they are made: xz's checksum then guards them)",
             *warnings]
+
+
+def _stored(stored: Path | None, plan: dict[str, Path]) -> list[Path]:
+    """The report files already in a set's ``reports/`` folder that the import does not replace."""
+    if stored is None or not stored.is_dir():
+        return []
+    return [p for p in sorted(stored.iterdir())
+            if p.is_file() and p.name.endswith((".ncu-rep", ".ncu-rep.xz")) and report_stem(p) not in plan]
+
+
+def _same_repeats(plan: dict[str, Path], stored: Path | None) -> list[str]:
+    """Repeats of one profile (``{stem}``, ``{stem}_r1``... here or in the set) of the same
+    report content, plain or xz: the same report twice gives a run-to-run spread of 0, which the
+    comparisons would take as no noise. One message per group."""
+    members: dict[str, list[tuple[str, Path]]] = {}
+    for stem, src in plan.items():
+        members.setdefault(launch_source(stem), []).append((src.name, Path(src)))
+    for p in _stored(stored, plan):
+        if launch_source(report_stem(p)) in members:
+            members[launch_source(report_stem(p))].append((f"{p} (in the set)", p))
+    out = []
+    for base, group in sorted(members.items()):
+        if len(group) < 2:
+            continue
+        seen: dict[str, list[str]] = {}
+        for label, path in group:
+            try:
+                seen.setdefault(hashlib.sha256(_plain_bytes(path)).hexdigest(), []).append(label)
+            except (OSError, lzma.LZMAError):
+                continue  # a damaged file is named by the checks above or by the set's parse
+        out += [f"repeats of {base} of the same content: {', '.join(labels)} (a repeat is the profile run again; "
+                "one report twice gives a run-to-run spread of 0, read as no noise: leave all but one out)"
+                for labels in seen.values() if len(labels) > 1]
+    return out
+
+
+def _kernels_at_one_n_twice(plan: dict[str, Path], stored: Path | None) -> list[str]:
+    """Reports named ``{kernel}_n{N...}`` that would give one kernel at one N from two profiles
+    (not repeats of one), here or with the set's reports: the set's parse refuses that
+    (:func:`analysis.reports.tables._refuse_duplicate_launches`) once the files are stored.
+    One message per pair of profiles."""
+    at: dict[tuple[str, int], dict[str, str]] = {}
+    named = [(stem, src.name) for stem, src in plan.items()] + [(report_stem(p), f"{p} (in the set)")
+                                                               for p in _stored(stored, plan)]
+    for stem, label in named:
+        name = ReportName.parse(f"{stem}.ncu-rep")
+        for n in (name.sizes if name else ()):
+            at.setdefault((name.kernel, n), {}).setdefault(launch_source(stem), label)
+    clashes: dict[tuple[str, ...], list[str]] = {}
+    for (kernel, n), sources in sorted(at.items()):
+        if len(sources) > 1:
+            clashes.setdefault(tuple(sorted(sources.values())), []).append(f"{kernel} at N = {n}")
+    return [f"{', '.join(what)} would be in several reports of the set: {', '.join(labels)} (a set holds one profile "
+            "of a kernel at an N, and its repeats named _r1, _r2, ...: leave one out, or name it without its _n{N} "
+            "part)" for labels, what in clashes.items()]
 
 
 def _sha256(path: Path) -> str:
