@@ -848,3 +848,22 @@ def test_api_inputs_that_are_no_set_or_threshold_are_refused(good):
     with pytest.raises(ValueError, match="the baseline table has no row"):
         compare_sets(table.iloc[:0], table)
     assert (compare_sets(table, table)["status"] == "unchanged").any()
+
+
+def test_command_lines_say_what_is_wrong_in_one_line(tmp_path):
+    """`python -m analysis.compare.renames OUT missing.ncu-rep` ended in a ReportError traceback;
+    `python -m analysis.reports.parse ... --metadata missing.json` went on as if the set had none;
+    `python -m analysis.reports.importing --help` printed its usage and exited 2."""
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=REPO)
+
+    missing = tmp_path / "missing.ncu-rep"
+    got = run("analysis.compare.renames", str(tmp_path / "out.parquet"), str(missing))
+    assert got.returncode == 1 and got.stderr.strip() == f"error: {missing}: file does not exist"
+    assert not (tmp_path / "out.parquet").exists()
+    got = run("analysis.reports.parse", str(missing), "--set", "s", "--cache", str(tmp_path / "c"), "--metrics",
+              str(tmp_path / "m.parquet"), "--instances", str(tmp_path / "i.parquet"), "--log", str(tmp_path / "l.log"),
+              "--metadata", str(tmp_path / "none.json"))
+    assert got.returncode == 2 and f"--metadata {tmp_path / 'none.json'}: no such file" in got.stderr
+    got = run("analysis.reports.importing", "--help")
+    assert got.returncode == 0 and "usage: python -m analysis.reports.importing SRC DST" in got.stderr

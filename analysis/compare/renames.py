@@ -20,6 +20,7 @@ import collections
 import concurrent.futures as cf
 import multiprocessing
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -402,7 +403,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     todo = _corpus(args.foreign, args.profiles, args.reports)
     if not todo:
         ap.error("no report given (--foreign, --profiles or REPORT ...): nothing to build the table of; nothing written")
-    table = build_version_table(todo, workers=args.workers)
+    from analysis.errors import AnalysisError
+
+    try:
+        table = build_version_table(todo, workers=args.workers)
+    except AnalysisError as exc:  # a report that cannot be read: its file and cause, nothing written
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     with atomic_path(args.out) as tmp:
         table.to_parquet(tmp, index=False)
     groups = table[["ncu_version", "cc", "sections"]].drop_duplicates()

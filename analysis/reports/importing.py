@@ -451,9 +451,9 @@ def main(argv: list[str] | None = None) -> int:
     from analysis.errors import AnalysisError
 
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
+    if len(args) != 2 or args[0] in ("-h", "--help"):
         print("usage: python -m analysis.reports.importing SRC DST", file=sys.stderr)
-        return 2
+        return 0 if args[:1] in (["-h"], ["--help"]) else 2
     if not args[1].endswith(".ncu-rep.xz") or Path(args[1]).is_dir():
         print(f"error: {args[1]}: the stored report must be a file named .ncu-rep.xz (it is written xz-compressed)",
               file=sys.stderr)

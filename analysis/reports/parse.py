@@ -587,6 +587,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="reader processes")
     ap.add_argument("--log", type=Path, required=True, help="log file")
     args = ap.parse_args(argv)
+    for flag, given in (("--metadata", args.metadata), ("--timings", args.timings)):
+        if given is not None and not given.is_file():  # given, so meant: said, not read as "none"
+            ap.error(f"{flag} {given}: no such file (leave the option out for a set without one)")
     with logged(args.log):
         write_set_tables(args.reports, args.set, args.metadata, args.cache, args.metrics, args.instances,
                          workers=args.workers, metric_table_out=args.metric_table, summary_out=args.summary,
