@@ -275,3 +275,12 @@ def test_headline_values_stay_legible_on_dark_cells(diff):
         assert inks[min(inks)] == "#000000"
     finally:
         plt.close(fig)
+
+
+def test_a_field_one_side_does_not_record_is_not_said_to_differ(repo):
+    """The default set's metadata.json against the A100 set read from its reports: a field only
+    one side records (the default set's nvcc version) was `differs` True."""
+    meta = json.loads((repo / "profiles" / A / "metadata.json").read_text())
+    df = metadata_side_by_side(meta, {}, (A, "other"), ({}, {"gpu": meta["gpu"]})).set_index("field")
+    assert df.loc["nvcc_version", "other"] == "" and pd.isna(df.loc["nvcc_version", "differs"])
+    assert df.loc["gpu", "differs"] == False  # noqa: E712 (both record it, the same)

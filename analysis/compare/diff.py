@@ -379,7 +379,8 @@ def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str
             The fields of :data:`REPORT_FIELDS` come first.
 
     ``differs`` compares version fields numerically without trailing ``.0`` parts, so
-    ``2025.3.1`` (``ncu --version``) and ``2025.3.1.0`` (a report) do not differ.
+    ``2025.3.1`` (``ncu --version``) and ``2025.3.1.0`` (a report) do not differ; it is
+    empty (NA) where a side records no value: not known to differ, nor to agree.
     """
     if names[0] == names[1]:
         names = (f"{names[0]} (baseline)", f"{names[1]} (candidate)")
@@ -399,5 +400,6 @@ def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str
             continue
         rows.append((k, vb, vc, sb, sc))
     df = pd.DataFrame(rows, columns=["field", names[0], names[1], f"source {names[0]}", f"source {names[1]}"])
-    df["differs"] = [not _same_version(a, b) for a, b in zip(df[names[0]], df[names[1]])]
+    df["differs"] = pd.array([pd.NA if not (a and b) else not _same_version(a, b)
+                              for a, b in zip(df[names[0]], df[names[1]])], dtype="boolean")
     return df
