@@ -20,16 +20,7 @@ SET_DIR = REPO / "profiles" / DEFAULT_SET
 REPORTS = sorted((SET_DIR / "reports").glob("*.ncu-rep.xz"))
 
 
-#: Test files that take longest on a 2-core machine (the main job from the committed sets,
-#: 400-540 s; the SLURM cluster's, about 230 s: docs/benchmarks.md), collected first so that
-#: pytest-xdist (--dist loadfile --no-loadscope-reorder) gives them to workers at the start:
-#: sorted by test count, as xdist does by default, they came last and ran alone at the end.
-SLOW_FILES_FIRST = ("test_workflow.py", "test_slurm.py")
-
-
 def pytest_collection_modifyitems(config, items):
-    rank = {name: i for i, name in enumerate(SLOW_FILES_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: each file's order kept
     if detect_gpu() is not None:
         return
     skip = pytest.mark.skip(reason="needs an NVIDIA GPU and driver (none found)")
