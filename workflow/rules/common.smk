@@ -378,8 +378,8 @@ def compare_outputs(wildcards=None):
                 raise ConfigError(f"config: {not_found(s)}")
         pairs.append((base, cand))
         if base == cand:
-            _warn_once(f"config baseline and candidate are both {base}: each launch is compared with itself, so "
-                       "every row is unchanged (a check of the comparison, not of a change)")
+            _warn_once(f"config baseline and candidate are both {base}: each launch is compared with itself "
+                       "(a check of the comparison, not of a change)")
         if wildcards is not None and chosen and chosen not in SETS:  # the named pair alone: said, not used
             _warn_once(f"config compare_baseline: {not_found(chosen)}; it chooses the baseline of the automatic "
                        "comparisons, which this target does not make")
