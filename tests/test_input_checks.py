@@ -419,3 +419,17 @@ def test_a_folder_whose_name_cannot_name_a_set_is_skipped_and_said(tmp_path):
     assert committed_sets(tmp_path, warn=said.append) == ["ok"]
     assert len(said) == 4 and all(": skipped, not a profile set: " in s for s in said)
     assert any(s.startswith(f"{tmp_path / 'p__vs__q'}: skipped") and "'__vs'" in s for s in said)
+
+
+def test_a_set_of_later_repeats_only_is_summarised_from_its_first_run(tmp_path):
+    """A set holding only `_r2` of a profile had an empty summary (only repeat 0 was kept), and
+    its figures said "the set has no launch"; with its base and `_r1`, the base is summarised."""
+    from analysis.reports.parse import parse_reports
+    from analysis.reports.tables import set_table, summary
+
+    noise = REPO / "profiles" / "h200_580.159.04_ncu2025.3.1_noise" / "reports"
+    for names in (["fp16_ptx_mma_k16_n1024-8192_r2"], ["fp16_ptx_mma_k16_n1024-8192", "fp16_ptx_mma_k16_n1024-8192_r1"]):
+        got = parse_reports([noise / f"{n}.ncu-rep.xz" for n in names])
+        got.raise_errors("s")
+        s = summary(set_table(got.metrics, "s", {}), pd.concat(got.instances), None)
+        assert list(s["report"]) == [names[0]] * 2 and sorted(s["n"]) == [1024, 8192]

@@ -106,10 +106,22 @@ DERIVED_UNITS = {
 }
 
 
+def first_runs(table: pd.DataFrame) -> pd.Series:
+    """Per row of a set table (or its instances), whether it is of its profile's first run
+    in the set: the lowest ``repeat`` among the reports of its :func:`analysis.names.launch_source`
+    (``{stem}`` is repeat 0, ``{stem}_r1`` repeat 1...). A set holding only ``_r2`` of a profile
+    is summarised from ``_r2``; repeats beyond the first serve the noise estimate."""
+    # per report (its repeat is fixed by its name), not per row: 269,160 rows of the default set
+    per = table[["report", "repeat"]].drop_duplicates("report")
+    per = per.assign(source=[launch_source(r) for r in per["report"]])
+    first = per["repeat"] == per.groupby("source")["repeat"].transform("min")
+    return table["report"].isin(set(per.loc[first, "report"]))
+
+
 def _summary_metric_units(metrics: pd.DataFrame) -> dict[str, list[str]]:
-    """Metric -> the sorted distinct units the set's repeat-0 rows give it (as
+    """Metric -> the sorted distinct units the set's first runs give it (:func:`first_runs`; as
     :func:`analysis.units.unit_text` writes them)."""
-    sel = metrics[(metrics["repeat"] == 0) & metrics["metric"].isin(SUMMARY_METRICS)]
+    sel = metrics[first_runs(metrics) & metrics["metric"].isin(SUMMARY_METRICS)]
     units = [unit_text(u) for u in sel["unit"]]
     out: dict[str, set[str]] = {}
     for m, u in zip(sel["metric"], units):
@@ -146,9 +158,10 @@ def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
 
 
 def _launch_units(metrics: pd.DataFrame, metric_names: list[str]) -> dict[tuple, str]:
-    """(report, launch, metric) -> the unit of the set's first repeat-0 row of it (the row
-    :func:`summary`'s pivot takes the value of), as :func:`analysis.units.unit_text` writes it."""
-    sel = metrics[(metrics["repeat"] == 0) & metrics["metric"].isin(metric_names)]
+    """(report, launch, metric) -> the unit of the set's first row of it among the first runs
+    (:func:`first_runs`; the row :func:`summary`'s pivot takes the value of), as
+    :func:`analysis.units.unit_text` writes it."""
+    sel = metrics[first_runs(metrics) & metrics["metric"].isin(metric_names)]
     out: dict[tuple, str] = {}
     for r, la, m, u in zip(sel["report"], sel["launch"], sel["metric"], sel["unit"]):
         out.setdefault((r, la, m), unit_text(u))
@@ -340,9 +353,10 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
     figures' inputs.
 
     Args:
-        metrics: a set table (:func:`set_table`); only repeat 0 of each (kernel, N) is
-            summarised (repeats serve the noise estimate); every launch of a report
-            with several gets a row of its own, keyed by report and launch.
+        metrics: a set table (:func:`set_table`); only each profile's first run in the set
+            is summarised (:func:`first_runs`: repeat 0, or the lowest repeat the set holds;
+            repeats serve the noise estimate); every launch of a report with several gets a
+            row of its own, keyed by report and launch.
         instances: per-instance values (:func:`analysis.reports.ncu.load_instances`) or None.
         timings: the set's event timings (kernel, n, median_ns, p25_ns, p75_ns, repeats, ...)
             or None; without them throughput falls back to ncu's gpu__time_duration.sum.
@@ -359,16 +373,16 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
     Raises:
         AnalysisError: reports named as repeats of one profile come from other GPUs
             (:func:`_refuse_foreign_repeats`); two reports of the set give the same launch
-            (kernel, N and occurrence, repeat 0), e.g. a report of one N beside a report of every N of the
+            (kernel, N and occurrence, first runs), e.g. a report of one N beside a report of every N of the
             same kernel; the message names the set, the kernel, N and both reports.
     """
     keys = ["set", "gpu", "kernel", "precision", "n", "report", "launch"]
     attrs = [c for c in ("mangled", "demangled", "occurrence", "profiling_failed") if c in metrics]
     _refuse_foreign_repeats(metrics)
-    metrics = metrics[metrics["repeat"] == 0]
+    metrics = metrics[first_runs(metrics)]
     _refuse_duplicate_launches(metrics)
-    if instances is not None and "repeat" in instances:
-        instances = instances[instances["repeat"] == 0]
+    if instances is not None and "repeat" in instances and len(instances):
+        instances = instances[first_runs(instances)]
     sel = metrics[metrics["metric"].isin(SUMMARY_METRICS)]
     wide = sel.pivot_table(index=["report", "launch"], columns="metric", values="value", aggfunc="first",
                            dropna=False)
