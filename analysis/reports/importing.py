@@ -122,7 +122,7 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     from analysis.errors import ReportError
     from analysis.reports.report_info import report_facts, report_metadata
 
-    bad, plain = [], []
+    bad, plain, whole = [], [], []  # whole: the sources no check above refused
     gpus: dict[str, tuple[str, str | None]] = {}  # stem -> (file name, GPU)
     for stem, src in plan.items():
         try:
@@ -144,34 +144,35 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
                         raise ReportError(src, f"{exc.cause} (checked under the name it would be stored as, "
                                                f"{stem}.ncu-rep.xz)", exc.hint) from None
                     raise
+            whole.append(src)
         except ReportError as exc:
             bad.append(str(exc))
     # each launch named and with metrics: a plain report damaged inside a launch's data passes the
     # block headers above, and its set's parse would refuse it only once stored
     from analysis.reports.ncu import launch_problems
 
-    whole = [src for src in plan.values() if not any(b.startswith(f"{src}: ") for b in bad)]
     bad += [f"{src}: {cause}" for src, cause in launch_problems(whole).items()]
     # repeats of one profile must be of one GPU: their values are pooled into one median and spread
     groups: dict[str, list[tuple[str, str | None]]] = {}
     for stem, (name, gpu) in gpus.items():
         groups.setdefault(launch_source(stem), []).append((name, gpu))
-    stored = Path(set_folder) / "reports" if set_folder is not None else None
-    if stored is not None and stored.is_dir() and groups:
-        for p in sorted(stored.iterdir()):
-            stem = report_stem(p)
-            if launch_source(stem) in groups and stem not in plan and p.is_file():
-                try:
-                    groups[launch_source(stem)].append((f"{p} (in the set)", report_metadata(p)["gpu"]))
-                except ReportError:
-                    continue  # the set's own parse job names a broken stored report
+    held = _stored(Path(set_folder) / "reports" if set_folder is not None else None, plan)
+    held_gpus: dict[Path, str | None] = {}  # the GPU of each report in the set
+    for p in held:
+        try:
+            held_gpus[p] = report_metadata(p)["gpu"]
+        except ReportError:
+            continue  # the set's own parse job names a broken stored report
+    for p, gpu in held_gpus.items():
+        if launch_source(report_stem(p)) in groups:
+            groups[launch_source(report_stem(p))].append((f"{p} (in the set)", gpu))
     for base, members in sorted(groups.items()):
         known = {gpu for _, gpu in members if gpu}
         if len(known) > 1:
             listed = ", ".join(f"{name} ({gpu or 'GPU unknown'})" for name, gpu in members)
             bad.append(f"repeats of {base} from other GPUs: {listed} (a repeat _r1, _r2, ... is the same profile "
                        "run again on the same GPU: rename the others without the _r part)")
-    bad += _same_repeats(plan, stored) + _kernels_at_one_n_twice(plan, stored)
+    bad += _same_repeats(plan, held) + _kernels_at_one_n_twice(plan, held)
     if bad:
         raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports "
                           "or contradict their names: " + "; ".join(bad))
@@ -179,18 +180,10 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
                 "twice, under two report names; leave all but one out of the import"
                 for names in _same_bytes(plan.values())]
     # another GPU into a set that holds reports already: allowed (a set may mix GPUs), but said
-    held: set[str] = set()
-    if stored is not None and stored.is_dir():
-        for p in sorted(stored.iterdir()):
-            if p.is_file() and report_stem(p) not in plan and p.name.endswith((".ncu-rep", ".ncu-rep.xz")):
-                try:
-                    held.add(report_metadata(p)["gpu"] or "")
-                except ReportError:
-                    continue  # the set's own parse job names a broken stored report
-    held.discard("")
-    new_gpus = {gpu for _, gpu in gpus.values() if gpu} - held
-    if held and new_gpus:
-        warnings.append(f"config set: {Path(set_folder).name} holds reports of {', '.join(sorted(held))}; this import "
+    in_set = {gpu for gpu in held_gpus.values() if gpu}
+    new_gpus = {gpu for _, gpu in gpus.values() if gpu} - in_set
+    if in_set and new_gpus:
+        warnings.append(f"config set: {Path(set_folder).name} holds reports of {', '.join(sorted(in_set))}; this import "
                         f"adds reports of {', '.join(sorted(new_gpus))}, so the set will mix GPUs (import into a "
                         "new set name to keep them apart)")
     if not plain:
@@ -202,21 +195,23 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
 
 
 def _stored(stored: Path | None, plan: dict[str, Path]) -> list[Path]:
-    """The report files already in a set's ``reports/`` folder that the import does not replace."""
+    """The report files already in a set's ``reports/`` folder ``stored`` that the import does
+    not replace (none where the folder is None or absent)."""
     if stored is None or not stored.is_dir():
         return []
     return [p for p in sorted(stored.iterdir())
             if p.is_file() and p.name.endswith((".ncu-rep", ".ncu-rep.xz")) and report_stem(p) not in plan]
 
 
-def _same_repeats(plan: dict[str, Path], stored: Path | None) -> list[str]:
+def _same_repeats(plan: dict[str, Path], held: list[Path]) -> list[str]:
     """Repeats of one profile (``{stem}``, ``{stem}_r1``... here or in the set) of the same
     report content, plain or xz: the same report twice gives a run-to-run spread of 0, which the
-    comparisons would take as no noise. One message per group."""
+    comparisons would take as no noise. ``held``: the set's reports (:func:`_stored`). One
+    message per group."""
     members: dict[str, list[tuple[str, Path]]] = {}
     for stem, src in plan.items():
         members.setdefault(launch_source(stem), []).append((src.name, Path(src)))
-    for p in _stored(stored, plan):
+    for p in held:
         if launch_source(report_stem(p)) in members:
             members[launch_source(report_stem(p))].append((f"{p} (in the set)", p))
     out = []
@@ -235,14 +230,14 @@ def _same_repeats(plan: dict[str, Path], stored: Path | None) -> list[str]:
     return out
 
 
-def _kernels_at_one_n_twice(plan: dict[str, Path], stored: Path | None) -> list[str]:
+def _kernels_at_one_n_twice(plan: dict[str, Path], held: list[Path]) -> list[str]:
     """Reports named ``{kernel}_n{N...}`` that would give one kernel at one N from two profiles
     (not repeats of one), here or with the set's reports: the set's parse refuses that
     (:func:`analysis.reports.tables._refuse_duplicate_launches`) once the files are stored.
-    One message per pair of profiles."""
+    ``held``: the set's reports (:func:`_stored`). One message per pair of profiles."""
     at: dict[tuple[str, int], dict[str, str]] = {}
     named = [(stem, src.name) for stem, src in plan.items()] + [(report_stem(p), f"{p} (in the set)")
-                                                               for p in _stored(stored, plan)]
+                                                               for p in held]
     for stem, label in named:
         name = ReportName.parse(f"{stem}.ncu-rep")
         for n in (name.sizes if name else ()):

@@ -14,10 +14,9 @@ from analysis.io import atomic_path
 
 def _function_names(path: Path) -> list[str]:
     """ncu's function name of every launch of every range of one report."""
+    from analysis.errors import ReportError
     from analysis.reports.ncu.files import _plain_report
     from analysis.reports.ncu.launches import _actions, _open
-
-    from analysis.errors import ReportError
 
     with _plain_report(path) as plain:
         names = [action.name() for _, _, action in _actions(_open(path, plain))]

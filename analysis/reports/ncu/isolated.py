@@ -13,9 +13,9 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.errors import ReportError
-from analysis.reports.ncu.files import remove_orphans
-from analysis.reports.ncu.launches import OPCODE_INSTANCES
-from analysis.reports.ncu.read import _read
+from analysis.reports.ncu.files import _plain_report, remove_orphans
+from analysis.reports.ncu.launches import OPCODE_INSTANCES, _actions, _open
+from analysis.reports.ncu.read import _check_launches, _read
 from analysis.reports.ncu.units import _serve_attributes
 
 
@@ -74,16 +74,13 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
 def _launch_problem(path: Path) -> str | None:
     """What makes ``path``'s launches unusable, read structurally (each launch's function name
     and metric names, no values), or None; the cause of a ReportError as it is."""
-    from analysis.reports.ncu.files import _plain_report
-    from analysis.reports.ncu.launches import _actions, _open
-
     try:
         with _plain_report(path) as plain:
-            for launch, _rng, action in _actions(_open(path, plain)):
-                if not action.name():
-                    return f"launch {launch} has no function name (corrupt report)"
-                if len(action.metric_names()) == 0:
-                    return f"launch {launch} ({action.name()}) has no metrics (corrupt report)"
+            actions = list(_actions(_open(path, plain)))
+            unnamed = next((launch for launch, _rng, action in actions if not action.name()), None)
+            if unnamed is not None:
+                return f"launch {unnamed} has no function name (corrupt report)"
+            _check_launches(path, None, actions, None)  # a launch, each with metrics, as load_report asks
     except ReportError as exc:
         return exc.cause
     return None
