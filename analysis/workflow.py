@@ -156,6 +156,7 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         architecture-specific target (``sm_90a``) beside other archs, a ``tma`` kernel
         without the 128-byte K tile or a producer warpgroup, a tiling value no kernel can
         use (:class:`analysis.gpu.harness.Tiling`), a ``tma`` kernel without ``smem_bytes``,
+        ``profile.sizes_beyond_study`` holding an N outside ``sizes``,
         ``cluster_m`` on a kernel not built on
         kernels/wgmma_gemm.cuh, or ``persistent`` on one built on neither it nor
         kernels/int4_wgmma.cuh (the headers that read them: :data:`READS_CLUSTER_M`,
@@ -235,6 +236,37 @@ def check_config(config: dict, kernel_dir: Path) -> None:
                 tiling.check_shape(name, prec, n, n, n)
             except ConfigError as exc:
                 raise ConfigError(f"config sizes: N={n} (M = N = K) cannot run: {exc}") from None
+    beyond = (config.get("profile") or {}).get("sizes_beyond_study")
+    if beyond is not None and not set(beyond) <= set(config["sizes"]):
+        outside = ", ".join(map(str, sorted(set(beyond) - set(config["sizes"]))))
+        raise ConfigError(f"config profile.sizes_beyond_study: N={outside} is not among config sizes "
+                          f"{config['sizes']} (kernels are checked and timed only there, so a profile at "
+                          "another N would have no check or timing beside it)")
+
+
+def profile_sizes(config: dict, kernel: str) -> tuple[int, ...]:
+    """The N at which ``kernel`` is profiled, in ``config sizes`` order: every size for the
+    study's kernels; for a kernel marked ``study: false``, those of ``config
+    profile.sizes_beyond_study`` (every size where it is null or absent). Every kernel is
+    checked and event-timed at every size either way; this only bounds its ``ncu --set
+    full`` launches, about 2.2 s of replay passes each on the H200 (docs/gpu-benchmarks.md).
+
+    Args:
+        config: the validated workflow config (``sizes``, ``kernels``, ``profile``).
+        kernel: a name in ``config kernels``.
+
+    Returns:
+        M = N = K of each profiled launch, e.g. ``(8192,)`` or ``(512, 1024, 2048, 4096, 8192)``.
+
+    Raises:
+        ConfigError: ``kernel`` is not in the registry.
+    """
+    if kernel not in config["kernels"]:
+        raise ConfigError(f"{kernel}: not in the kernel registry (config kernels)")
+    beyond = (config.get("profile") or {}).get("sizes_beyond_study")
+    if beyond is None or config["kernels"][kernel].get("study", True) is not False:
+        return tuple(config["sizes"])
+    return tuple(n for n in config["sizes"] if n in beyond)
 
 
 def local_gpu(config: dict) -> tuple[LocalGpu | None, str | None]:

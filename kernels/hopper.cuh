@@ -163,6 +163,12 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t count) 
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
+// Arrive on named barrier `id` (1-15) of `count` threads without waiting for the others
+// (bar.arrive: a producer's half of a bar.sync that other warps wait in).
+__device__ __forceinline__ void named_barrier_arrive(uint32_t id, uint32_t count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+
 // Store 8 bytes to shared memory at the shared-window address `dst`.
 __device__ __forceinline__ void st_shared_v2(uint32_t dst, uint32_t x, uint32_t y) {
   asm volatile("st.shared.v2.b32 [%0], {%1, %2};\n" ::"r"(dst), "r"(x), "r"(y) : "memory");

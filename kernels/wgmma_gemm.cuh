@@ -66,6 +66,15 @@
 #define STORE64 0
 #endif
 
+// CONSUMER_LAG=L > 0 (two consumer warpgroups): the second consumer warpgroup starts L K tiles
+// after the first, so that the two store C at different times and the other's wgmma keep the
+// tensor pipe busy meanwhile (both still take every K tile of every block, so the copies are
+// unchanged). L < STAGES: the first may run at most that far ahead of the second, whose releases
+// free the stages.
+#ifndef CONSUMER_LAG
+#define CONSUMER_LAG 0
+#endif
+
 namespace wg {
 
 constexpr int kBlockM = BLOCK_M;
@@ -86,6 +95,8 @@ constexpr int kTileBPart = kTileB / kClusterM;   // bytes of the B tile each CTA
 constexpr bool kPersistent = PERSISTENT != 0;    // one CTA per SM looping over tiles of C
 constexpr int kRaster = tuned::kRaster;
 constexpr bool kSerpentine = K_SERPENTINE != 0;
+constexpr int kLag = CONSUMER_LAG;
+constexpr uint32_t kLagBarrier = 3;              // named barrier of the lag (1 and 2: EPI_TMA's)
 // Dynamic shared memory: the stages plus slack to align them to kAlign (the runtime only
 // promises 16-byte alignment of the dynamic segment).
 constexpr int kEpiSlots = EPI_TMA;               // C slots per consumer warpgroup (c_tma.cuh)
@@ -105,6 +116,8 @@ static_assert(kStages >= 2, "the pipeline needs at least two stages");
 static_assert(kClusterM == 1 || kClusterM == 2, "CLUSTER_M: 1 (no cluster) or 2 CTAs sharing each B tile");
 static_assert(kRaster % kClusterM == 0, "RASTER: whole clusters per rasterisation group");
 static_assert(!kSerpentine || kPersistent, "K_SERPENTINE reverses K in a CTA's odd-numbered blocks: PERSISTENT only");
+static_assert(kLag >= 0 && kLag < kStages, "CONSUMER_LAG: 0 or fewer K tiles than the pipeline's stages");
+static_assert(kLag == 0 || kConsumers == 2, "CONSUMER_LAG: the second of two consumer warpgroups lags the first");
 static_assert(kTileBPart % kAlign == 0, "each CTA's part of B keeps the swizzle's 1024-byte alignment");
 
 }  // namespace wg
@@ -305,6 +318,11 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
     const uint32_t base = hopper::smem_u32(smem);
     int it = 0;
     [[maybe_unused]] int boxes = 0;  // C boxes this warpgroup stored (EPI_TMA)
+    // CONSUMER_LAG: the second warpgroup waits until the first has issued its first kLag K tiles
+    [[maybe_unused]] bool lag_given = c == 1;
+    if constexpr (kLag > 0) {
+      if (c == 1) hopper::named_barrier_sync(kLagBarrier, 256);
+    }
     for (int t = tiles.first; t < tiles.count; t += tiles.stride) {
       const tuned::BlockCoord blk = tiles.block(t);
       Acc acc[128];  // written first by the wgmma of K tile 0 with scale-d false
@@ -322,6 +340,12 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
         hopper::wgmma_commit();
         hopper::wgmma_wait<1>();  // K tile it - 1's wgmma are done: its stage may be refilled
         if (kt > 0 && lane == 0) release(&empty[(it - 1) % kStages]);
+        if constexpr (kLag > 0) {
+          if (!lag_given && it + 1 == kLag) {
+            hopper::named_barrier_arrive(kLagBarrier, 256);
+            lag_given = true;
+          }
+        }
       }
       hopper::wgmma_wait<0>();
       hopper::fence_operands(acc);
@@ -358,6 +382,10 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
         *reinterpret_cast<Acc2*>(out + 8 * j) = Acc2{acc[4 * j], acc[4 * j + 1]};
         *reinterpret_cast<Acc2*>(out + 8 * n + 8 * j) = Acc2{acc[4 * j + 2], acc[4 * j + 3]};
       }
+    }
+    // a CTA with fewer than kLag K tiles in all lets the second warpgroup go at the end
+    if constexpr (kLag > 0) {
+      if (!lag_given) hopper::named_barrier_arrive(kLagBarrier, 256);
     }
     // every copy of C complete before the CTA's shared memory goes
     if constexpr (kEpiSlots > 0) {

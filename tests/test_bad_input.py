@@ -512,6 +512,7 @@ def test_valid_config_passes(config):
     (lambda c: c["kernels"]["int8_wmma"].update(accumulator="f16"), "accumulator f16 needs precision fp16"),
     (lambda c: c["kernels"]["int8_wgmma_cluster"].update(c_dtype="float16"), "c_dtype float16 needs precision fp16"),
     (lambda c: c["kernels"]["fp16_ptx_fp16acc"].update(c_dtype="float16"), "c_dtype float16 needs precision fp16"),
+    (lambda c: c["profile"].update(sizes_beyond_study=[8192, 6144]), "sizes_beyond_study: N=6144 is not among"),
 ])
 def test_invalid_config_is_refused_before_any_work(config, edit, match):
     from analysis.workflow import check_config
@@ -536,11 +537,34 @@ def test_invalid_config_is_refused_before_any_work(config, edit, match):
     lambda c: c.update(set="."),
     lambda c: c.update(set="-x"),
     lambda c: c.update(profile_sets=[".."]),
+    lambda c: c["profile"].update(sizes_beyond_study=[]),
+    lambda c: c["profile"].update(sizes_beyond_study=[8192, 8192]),
+    lambda c: c["profile"].update(sizes_beyond_study=[0]),
+    lambda c: c["profile"].update(sizes_beyond_study=8192),
 ])
 def test_schema_refuses(config, edit):
     edit(config)
     with pytest.raises(WorkflowError):
         validate(config, str(CONFIG_SCHEMA))
+
+
+def test_profile_sizes_follow_study_and_config(config):
+    """The study's kernels are profiled at every N; those marked study: false at
+    profile.sizes_beyond_study, in the order of sizes; null or absent: every N; a kernel not
+    in the registry is refused."""
+    from analysis.workflow import profile_sizes
+
+    study = [k for k, s in config["kernels"].items() if s.get("study", True) is not False]
+    beyond = [k for k, s in config["kernels"].items() if s.get("study", True) is False]
+    assert study and beyond
+    config["profile"]["sizes_beyond_study"] = [8192, 1024]
+    assert {profile_sizes(config, k) for k in study} == {tuple(config["sizes"])}
+    assert {profile_sizes(config, k) for k in beyond} == {(1024, 8192)}
+    for unset in (lambda c: c["profile"].update(sizes_beyond_study=None), lambda c: c["profile"].pop("sizes_beyond_study")):
+        unset(config)
+        assert {profile_sizes(config, k) for k in beyond} == {tuple(config["sizes"])}
+    with pytest.raises(ConfigError, match="int8_nosuch: not in the kernel registry"):
+        profile_sizes(config, "int8_nosuch")
 
 
 # ---- foreign sets and hostile names --------------------------------------------------

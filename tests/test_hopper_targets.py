@@ -20,11 +20,14 @@ from analysis.study.targets import (FP16_WGMMA_VS_BEST_REFERENCE, INT4_VS_INT8_T
                                     RANDOM_FILL, SM_CLOCK, TENSOR_ACTIVE, _hopper_claims,
                                     profiled_pipe_note, random_operand_note)
 
+from analysis.workflow import profile_sizes
+
 from .conftest import DEFAULT_SET, REPO
 
 SET = f"{DEFAULT_SET}_registry"
 PROFILES = REPO / "profiles" / SET
-REGISTRY = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["kernels"]
+CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+REGISTRY = CONFIG["kernels"]
 #: the registry's FP16 wgmma kernels (mma naming wgmma), whose pairs the FP16 claim judges
 FP16_WGMMA = sorted(k for k, spec in REGISTRY.items() if "wgmma" in spec["mma"] and spec["precision"] == "fp16")
 
@@ -48,8 +51,9 @@ def test_one_run_holds_every_kernel_with_the_ceilings_and_references(timings):
     pairs with both."""
     sizes = [512, 1024, 2048, 4096, 8192]
     assert sorted(set(zip(timings["kernel"], timings["n"]))) == sorted((k, n) for k in REGISTRY for n in sizes)
+    # profiled at every N (the study's kernels) or at profile.sizes_beyond_study (the others)
     assert sorted(p.name for p in (PROFILES / "reports").iterdir()) == sorted(
-        f"{k}_n{'-'.join(map(str, sizes))}.ncu-rep.xz" for k in REGISTRY)
+        f"{k}_n{'-'.join(map(str, profile_sizes(CONFIG, k)))}.ncu-rep.xz" for k in REGISTRY)
     refs = read_references(PROFILES / "references.csv")
     names = set(refs["name"])
     assert {f"peak_wgmma_m64n256k16_f16_f32_wg{w}" for w in (2, 3)} <= names
@@ -139,7 +143,7 @@ def test_the_int8_claim_gives_the_profiled_launchs_clock_and_tensor_pipe(timings
     and tensor-pipe activity, as its report holds them (read here from the committed report)."""
     at = timings[(timings["n"] == 8192) & timings["kernel"].isin(int8_wgmma_kernels())]
     best = at.loc[at["throughput"].idxmax(), "kernel"]
-    report = PROFILES / "reports" / f"{best}_n512-1024-2048-4096-8192.ncu-rep.xz"
+    report = PROFILES / "reports" / f"{best}_n{'-'.join(map(str, profile_sizes(CONFIG, best)))}.ncu-rep.xz"
     m = parse_reports([report]).metrics[0]
 
     def value(metric):

@@ -35,11 +35,15 @@ CONFIG = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 WGMMA = {"fp16_wgmma": r"HGMMA\.64x256x16\.F32", "int8_wgmma": r"IGMMA\.64x256x32\.S8\.S8",
          "fp16_wgmma_cluster": r"HGMMA\.64x256x16\.F32", "int8_wgmma_cluster": r"IGMMA\.64x256x32\.S8\.S8",
          "fp16_wgmma_cluster_f16c": r"HGMMA\.64x256x16\.F32", "int8_wgmma_serpentine": r"IGMMA\.64x256x32\.S8\.S8",
-         "fp16_wgmma_serpentine": r"HGMMA\.64x256x16\.F32",
+         "fp16_wgmma_serpentine": r"HGMMA\.64x256x16\.F32", "int8_wgmma_lag": r"IGMMA\.64x256x32\.S8\.S8",
+         "fp16_wgmma_lag": r"HGMMA\.64x256x16\.F32",
          "int4_wgmma_unpack_s8": r"IGMMA\.64x128x32\.S8\.S8", "int4_wgmma_persistent": r"IGMMA\.64x128x32\.S8\.S8"}
 # The persistent kernels in clusters of two CTAs sharing B (kernels/wgmma_gemm.cuh CLUSTER_M, PERSISTENT)
 CLUSTER = {"fp16_wgmma_cluster", "int8_wgmma_cluster", "fp16_wgmma_cluster_f16c", "int8_wgmma_serpentine",
-           "fp16_wgmma_serpentine"}
+           "fp16_wgmma_serpentine", "int8_wgmma_lag", "fp16_wgmma_lag"}
+# The serpentine kernels' changes (K_SERPENTINE, STORE64), and those with CONSUMER_LAG too
+STORE64 = {"int8_wgmma_serpentine", "fp16_wgmma_serpentine", "int8_wgmma_lag", "fp16_wgmma_lag"}
+LAG = {"int8_wgmma_lag", "fp16_wgmma_lag"}
 # Their build parameters, and those of the persistent INT4 kernel (kernels/int4_wgmma.cuh PERSISTENT)
 BUILD_PARAMS = {**{k: ["-DCLUSTER_M=2", "-DPERSISTENT=1"] for k in CLUSTER},
                 "int4_wgmma_persistent": ["-DPERSISTENT=1"]}
@@ -55,7 +59,8 @@ def _smem_int4(t):
 
 
 SMEM = {**{k: _smem_ab for k in ("fp16_wgmma", "int8_wgmma", "fp16_wgmma_cluster", "int8_wgmma_cluster",
-                                 "fp16_wgmma_cluster_f16c", "int8_wgmma_serpentine", "fp16_wgmma_serpentine")},
+                                 "fp16_wgmma_cluster_f16c", "int8_wgmma_serpentine", "fp16_wgmma_serpentine",
+                                 "int8_wgmma_lag", "fp16_wgmma_lag")},
         "int4_wgmma_unpack_s8": _smem_int4, "int4_wgmma_persistent": _smem_int4}
 # wgmma and TMA copies in the SASS: 4 wgmma per K tile (its 128 INT8 or 64 FP16 of K in
 # 32-byte steps) and one copy per operand; the INT4 kernel issues 8 per K tile (two m64
@@ -65,7 +70,7 @@ SMEM = {**{k: _smem_ab for k in ("fp16_wgmma", "int8_wgmma", "fp16_wgmma_cluster
 SASS_COUNTS = {"fp16_wgmma": (4, 2), "int8_wgmma": (4, 2), "fp16_wgmma_cluster": (4, 2),
                "int8_wgmma_cluster": (4, 2), "int4_wgmma_unpack_s8": (24, 4), "int4_wgmma_persistent": (16, 4),
                "fp16_wgmma_cluster_f16c": (4, 2), "int8_wgmma_serpentine": (4, 2),
-               "fp16_wgmma_serpentine": (4, 2)}
+               "fp16_wgmma_serpentine": (4, 2), "int8_wgmma_lag": (4, 2), "fp16_wgmma_lag": (4, 2)}
 
 
 def test_registry_entries():
@@ -224,10 +229,14 @@ def test_builds_for_sm_90a_without_spills_and_issues_gmma_and_tma(built, kernel)
         assert stores == ["STG.E.128"] * 16
         assert len(re.findall(r"F2FP\.F16\.F32\.PACK_AB", sass)) == 64
         assert len(re.findall(r"SHFL\.BFLY", sass)) == 64
-    elif kernel in ("int8_wgmma_serpentine", "fp16_wgmma_serpentine"):
+    elif kernel in STORE64:
         assert stores == ["STG.E.128"] * 32 and len(re.findall(r"SHFL\.BFLY", sass)) == 64
     elif kernel in CLUSTER:
         assert stores == ["STG.E.64"] * 64 and not re.search(r"SHFL|F2FP", sass)
+    # CONSUMER_LAG: the second consumer warpgroup waits once on named barrier 3 (256 threads), which
+    # the first arrives on after its first K tiles or, with none, at its end; no other kernel has it
+    assert len(re.findall(r"BAR\.SYNC\.DEFER_BLOCKING 0x3, 0x100", sass)) == (kernel in LAG)
+    assert len(re.findall(r"BAR\.ARV 0x3, 0x100", sass)) == 2 * (kernel in LAG)
 
 
 def test_sm_89_build_is_refused(tmp_path):

@@ -17,7 +17,8 @@ from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
 from analysis.workflow import (build_tools, check_config, check_names_are_text, committed_sets, kernel_options,
-                               kernel_target, local_gpu, numbers_read_as_text, parse_readers, SetIdentity,
+                               kernel_target, local_gpu, numbers_read_as_text, parse_readers, profile_sizes,
+                               SetIdentity,
                                comparison_pairs, set_reports, skipped_for_arch, tiling_from_config, unpaired_sets)
 
 
@@ -40,8 +41,11 @@ _unknown = sorted(set(config.get("profile_kernels") or []) - set(KERNELS))
 if _unknown:
     raise ConfigError(f"config profile_kernels: {', '.join(_unknown)} not in the kernel registry (config kernels)")
 SIZES = config["sizes"]
-#: The N part of the name of a report of every size (analysis.names.ReportName): 512-1024-...
-SIZES_STEM = "-".join(map(str, SIZES))
+#: The N part of the name of each report the GPU profiles (analysis.names.ReportName): every
+#: size (512-1024-...) for the study's kernels, config profile.sizes_beyond_study for the others
+#: (analysis.workflow.profile_sizes); the profile rules' `sizes` wildcard is one of these.
+PROFILE_STEMS = sorted({"-".join(map(str, profile_sizes(config, k))) for k in KERNELS})
+PROFILE_STEMS_RE = "|".join(map(re.escape, PROFILE_STEMS))
 ARCHS = sorted(set(config["archs"]))
 TILING = tiling_from_config(config)
 TOOLS = config.get("tools") or {}
@@ -210,7 +214,7 @@ def reports_of(set_name):
     on_disk = _reports_on_disk(set_name)
     if set_name == GPU_SET:
         repeats = config["profile"].get("repeats", 1)
-        want = [folder / f"{ReportName(k, tuple(SIZES), r).stem}.ncu-rep.xz" for k in gpu_kernels()
+        want = [folder / f"{ReportName(k, profile_sizes(config, k), r).stem}.ncu-rep.xz" for k in gpu_kernels()
                 for r in range(repeats)]
         # reports profiled earlier stay part of the set: other kernels (a run with other
         # profile_kernels) and further repeats (a larger profile.repeats); a kernel and

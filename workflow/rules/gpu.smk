@@ -48,45 +48,48 @@ if GPU_SET:
         shell:
             "({NODE_CHECK}{params.cmd}) > {log} 2>&1"
 
-    # One ncu process per kernel profiles it at every N (one launch each, in SIZES order):
-    # ncu's and the harness's start-up once per kernel, not once per N (about 5 s each;
-    # docs/gpu-benchmarks.md). The report is named {kernel}_n{N1}-{N2}-... (analysis.names).
+    # One ncu process per kernel profiles it at each of its N (one launch each, in SIZES order;
+    # every N for the study's kernels, config profile.sizes_beyond_study for the others:
+    # analysis.workflow.profile_sizes): ncu's and the harness's start-up once per kernel, not
+    # once per N (about 5 s each; docs/gpu-benchmarks.md). The report is named
+    # {kernel}_n{N1}-{N2}-... (analysis.names) after the N it holds.
     rule profile:
         input:
             cubin=f"results/build/{GPU.info.arch}/{{kernel}}.cubin",
             checked=expand("results/gpu/{{set}}/check/{{kernel}}_n{n}.json", n=SIZES),
         output:
-            report=temp(f"results/gpu/{{set}}/plain/{{kernel}}_n{SIZES_STEM}.ncu-rep"),
+            report=temp("results/gpu/{set}/plain/{kernel}_n{sizes}.ncu-rep"),
         wildcard_constraints:
             set=re.escape(GPU_SET),
             kernel=r"[A-Za-z0-9_]+",
+            sizes=PROFILE_STEMS_RE,
         params:
             precision=lambda w: KERNELS[w.kernel]["precision"],
             options=lambda w: kernel_options(KERNELS[w.kernel]),
             tiling=lambda w: tiling_from_config(config, w.kernel),
             section_set=config["profile"]["section_set"],
             warmups=config["profile"]["warmups"],
-            sizes=SIZES,
+            sizes=lambda w: [int(n) for n in w.sizes.split("-")],
             ncu=TOOLS.get("ncu"),
             expect_set=GPU_SET if GPU_PARTITION else None,
             suffix=config.get("set_suffix", ""),
         resources:
             **GPU_RESOURCES,
         log:
-            f"logs/profile/{{set}}/{{kernel}}_n{SIZES_STEM}.log",
+            "logs/profile/{set}/{kernel}_n{sizes}.log",
         benchmark:
-            f"benchmarks/profile/{{set}}/{{kernel}}_n{SIZES_STEM}.tsv"
+            "benchmarks/profile/{set}/{kernel}_n{sizes}.tsv"
         script:
             "../scripts/profile.py"
 
     # Repeats of a profile (config profile.repeats > 1), for the run-to-run noise floor.
     use rule profile as profile_repeat with:
         output:
-            report=temp(f"results/gpu/{{set}}/plain/{{kernel}}_n{SIZES_STEM}_r{{r}}.ncu-rep"),
+            report=temp("results/gpu/{set}/plain/{kernel}_n{sizes}_r{r}.ncu-rep"),
         log:
-            f"logs/profile/{{set}}/{{kernel}}_n{SIZES_STEM}_r{{r}}.log",
+            "logs/profile/{set}/{kernel}_n{sizes}_r{r}.log",
         benchmark:
-            f"benchmarks/profile/{{set}}/{{kernel}}_n{SIZES_STEM}_r{{r}}.tsv"
+            "benchmarks/profile/{set}/{kernel}_n{sizes}_r{r}.tsv"
 
     # xz (preset 9) took 0.6-3.0 s per report (mean 1.0 s) in the _paths run: a CPU job,
     # run while the GPU profiles the next kernel, instead of inside the GPU job

@@ -1,0 +1,15 @@
+// int8_wgmma_lag: int8_wgmma_serpentine with its two consumer warpgroups CONSUMER_LAG K tiles
+// apart (kernels/wgmma_gemm.cuh). Without stores the registered kernel's tensor pipe was busy
+// 99.3 % of active cycles against 91.0 % with them (docs/perf-notes.md, the INT8 ablations):
+// both warpgroups store C at once, with no wgmma queued. Started two K tiles apart, one
+// warpgroup stores while the other's wgmma run, with the same blocks, copies and stages.
+#define K_SERPENTINE 1
+#define STORE64 1
+#ifndef CONSUMER_LAG
+#define CONSUMER_LAG 2
+#endif
+#include "wgmma_gemm.cuh"
+
+WGMMA_GEMM_KERNEL(int8_wgmma_lag) {
+  wg::gemm<wg::S8S32>(C_, M, N, K);
+}
