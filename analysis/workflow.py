@@ -241,7 +241,8 @@ def check_config(config: dict, kernel_dir: Path) -> None:
         outside = ", ".join(map(str, sorted(set(beyond) - set(config["sizes"]))))
         raise ConfigError(f"config profile.sizes_beyond_study: N={outside} is not among config sizes "
                           f"{config['sizes']} (kernels are checked and timed only there, so a profile at "
-                          "another N would have no check or timing beside it)")
+                          "another N would have no check or timing beside it); where sizes changes, give "
+                          "profile.sizes_beyond_study some of them, or null for every size, beside it")
 
 
 def profile_sizes(config: dict, kernel: str) -> tuple[int, ...]:

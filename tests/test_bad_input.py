@@ -513,6 +513,7 @@ def test_valid_config_passes(config):
     (lambda c: c["kernels"]["int8_wgmma_cluster"].update(c_dtype="float16"), "c_dtype float16 needs precision fp16"),
     (lambda c: c["kernels"]["fp16_ptx_fp16acc"].update(c_dtype="float16"), "c_dtype float16 needs precision fp16"),
     (lambda c: c["profile"].update(sizes_beyond_study=[8192, 6144]), "sizes_beyond_study: N=6144 is not among"),
+    (lambda c: c.update(sizes=[512, 1024]), "give profile.sizes_beyond_study some of them, or null"),
 ])
 def test_invalid_config_is_refused_before_any_work(config, edit, match):
     from analysis.workflow import check_config
@@ -565,6 +566,23 @@ def test_profile_sizes_follow_study_and_config(config):
         assert {profile_sizes(config, k) for k in beyond} == {tuple(config["sizes"])}
     with pytest.raises(ConfigError, match="int8_nosuch: not in the kernel registry"):
         profile_sizes(config, "int8_nosuch")
+
+
+def test_noise_run_profiles_every_kernel_at_both_sizes(config):
+    """config/noise.yaml over config/config.yaml, merged as Snakemake merges --configfile files:
+    valid, and every kernel of that run is profiled at both of its N, fp16_wgmma (study: false)
+    included, so each repeat is {kernel}_n1024-8192_r{R}."""
+    import yaml
+    from snakemake.utils import update_config
+
+    from analysis.workflow import check_config, profile_sizes
+
+    update_config(config, yaml.safe_load((REPO / "config" / "noise.yaml").read_text()))
+    validate(config, str(CONFIG_SCHEMA))
+    check_config(config, REPO / "kernels")
+    assert config["kernels"]["fp16_wgmma"]["study"] is False
+    assert {k: profile_sizes(config, k) for k in config["profile_kernels"]} == {
+        k: (1024, 8192) for k in config["profile_kernels"]}
 
 
 # ---- foreign sets and hostile names --------------------------------------------------
