@@ -67,10 +67,12 @@
 #endif
 
 // CONSUMER_LAG=L > 0 (two consumer warpgroups): the second consumer warpgroup starts L K tiles
-// after the first, so that the two store C at different times and the other's wgmma keep the
-// tensor pipe busy meanwhile (both still take every K tile of every block, so the copies are
+// after the first, meant to make the two store C at different times while the other's wgmma keep
+// the tensor pipe busy (both still take every K tile of every block, so the copies are
 // unchanged). L < STAGES: the first may run at most that far ahead of the second, whose releases
-// free the stages.
+// free the stages. Measured (docs/perf-notes.md, 2026-12-05): the lag is given once, at the
+// start, and the two fall back into step (162 cycles apart at the median block's start with
+// L = 2), so their stores still coincide and neither rate changed.
 #ifndef CONSUMER_LAG
 #define CONSUMER_LAG 0
 #endif
