@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from analysis.compare.diff import MATCHED_BY, compare_sets, match_launches, metric_table
+from analysis.compare.explain import one_sided_section
 from analysis.compare.figures import threshold_note
 from analysis.reports.importing import import_stem
 from analysis.reports.parse import parse_reports
@@ -151,3 +152,39 @@ def test_one_report_whose_n_only_one_name_gives_says_why_it_is_unmatched(foreign
                                              "N = 1024").all()
     assert len(cand) and cand.str.startswith("not matched: the other set holds add at N = 1024, this one at "
                                              "N = unknown").all()
+
+
+def test_a_kernel_the_other_set_profiled_at_fewer_n_says_so(tmp_path):
+    """fp16_wgmma in the `_all` set (profiled at five N) against the `_registry` set (at
+    N = 8192 only, config profile.sizes_beyond_study): N = 8192 is matched by kernel and N; each
+    other N is one-sided and says that the other set has no launch there, not that the file
+    names should be made alike (N is known on both sides)."""
+    from .conftest import DEFAULT_SET, REPO
+
+    def one(set_name, stem):
+        got = parse_reports([REPO / "profiles" / set_name / "reports" / f"{stem}.ncu-rep.xz"], workers=1)
+        got.raise_errors(set_name)
+        return set_table(got.metrics, set_name, {})
+
+    b = one(f"{DEFAULT_SET}_all", "fp16_wgmma_n512-1024-2048-4096-8192")
+    c = one(f"{DEFAULT_SET}_registry", "fp16_wgmma_n8192")
+    dur = compare_sets(b, c)
+    dur = dur[dur["metric"] == DURATION]
+    assert sorted(dur[dur["status"] == "only in baseline"]["n"]) == [512, 1024, 2048, 4096]
+    assert (dur[dur["n"] == 8192]["match"] == "kernel and N").all()
+    alone = dur[dur["status"] == "only in baseline"]["match"]
+    assert alone.str.startswith("not matched: the other set holds fp16_wgmma at N = 8192, this one at N = ").all()
+    assert alone.str.contains("it has no launch of it at this N").all()
+    assert not alone.str.contains("name both reports alike").any()
+    # the comparison's explanations page names them: one row, the four N, and the cause
+    lines = one_sided_section(compare_sets(b, c), "all", "registry")
+    rows = [ln for ln in lines if ln.startswith("| all |")]
+    assert len(rows) == 1 and rows[0].startswith("| all | fp16_wgmma | 512, 1024, 2048, 4096 | 4 | the other set holds")
+    assert one_sided_section(compare_sets(c, c), "registry", "registry") == []
+    # a kernel the other set lacks altogether says so
+    other = one_sided_section(compare_sets(b, one(f"{DEFAULT_SET}_registry", "int8_wgmma_lag_n8192")), "all", "reg")
+    assert "| reg | int8_wgmma_lag | 8192 | 1 | the other set has no launch of this kernel |" in other
+    # a matched launch with a metric one side lacks is not one-sided: the other way round, the
+    # candidate's launch at 8192 is matched, so only the baseline's four N are listed
+    assert [ln.split(" | ")[0] for ln in lines if ln.startswith("| ") and "---" not in ln][1:] == ["| all"]
+

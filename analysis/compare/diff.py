@@ -165,9 +165,13 @@ def match_launches(b: pd.DataFrame, c: pd.DataFrame) -> pd.DataFrame:
                                  f"name{by_name}, fewer than this one's place among this set's such launches "
                                  f"({int(r) + 1})")
             elif at and here not in at:
+                # N unknown on a side: the names differ; else the other set has no launch at this N
+                hint = (" (N is unknown where a file name gives none: name both reports alike, {kernel}_n{N}, "
+                        "to match them)" if here == "unknown" or "unknown" in at else
+                        " (it has no launch of it at this N: a set profiles a kernel at the N its run chose, e.g. "
+                        "the kernels beyond the study at config profile.sizes_beyond_study only)")
                 otherwise.append(f"not matched: the other set holds {k} at N = {', '.join(at)}, this one at N = "
-                                 f"{here} (N is unknown where a file name gives none: name both reports alike, "
-                                 "{kernel}_n{N}, to match them)")
+                                 f"{here}{hint}")
             else:
                 otherwise.append(pd.NA)
         reason = left["why"].astype("string").fillna(pd.Series(otherwise, index=left.index, dtype="string"))

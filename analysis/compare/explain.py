@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from analysis.compare.diff import SHAPE_NOTE
@@ -57,6 +58,42 @@ def unmatched_warning(diff: pd.DataFrame, baseline: str, candidate: str) -> str 
     return (f"{candidate} against {baseline}: no launch of either set is matched in the other ({why}), so every row "
             f"is one-sided and nothing is compared (figures/compare/{baseline}__vs__{candidate}/statuses.csv; "
             "changes.csv's match column says why for each launch)")
+
+
+def one_sided_section(diff: pd.DataFrame, baseline: str, candidate: str) -> list[str]:
+    """Lines of the explanations page on the launches that no launch of the other set matched
+    (a report on one side only; not a matched launch's metric that one side lacks): per set,
+    kernel and cause (the rows' ``match``, :func:`analysis.compare.diff.match_launches`), the N
+    they were profiled at and how many, so that a kernel profiled at fewer N in one set, or one
+    set's new kernels, are named instead of left out; [] where every launch is matched.
+
+    Args:
+        diff: a comparison (:func:`analysis.compare.diff.compare_metric_tables`), with columns
+            ``kernel``, ``n``, ``occurrence``, ``report_baseline``, ``report_candidate`` and ``match``.
+        baseline, candidate: the sets' names.
+    """
+    alone = diff[diff["report_baseline"].isna() != diff["report_candidate"].isna()]
+    if alone.empty:
+        return []
+    alone = alone.assign(_side=np.where(alone["report_baseline"].notna(), baseline, candidate),
+                         _report=alone["report_baseline"].fillna(alone["report_candidate"]))
+    alone = alone.drop_duplicates(["_side", "_report", "kernel", "n", "occurrence"])
+    # one row per cause: the parts that name the row's own N or place are in the other columns
+    cause = (alone["match"].fillna("").str.replace(r", this one at N = [^ ]+", "", regex=True)
+             .str.replace(r" \(\d+\)$", "", regex=True))
+    lines = ["## Launches in one set only", "",
+             "Not compared: no launch of the other set matched them (changes.csv's match column says why for "
+             "each launch).", "",
+             "| set | kernel | N | launches | why |", "| --- | --- | --- | --- | --- |"]
+    for (side, kernel, why), g in alone.groupby(["_side", "kernel", cause], sort=False):
+        ns = ", ".join(dict.fromkeys("unknown" if pd.isna(n) else str(int(n))
+                                     for n in sorted(g["n"], key=lambda v: (pd.isna(v), 0 if pd.isna(v) else v))))
+        why = why.removeprefix("not matched: ")
+        if why in ("", "only in baseline", "only in candidate"):  # match_launches' label where no cause applies
+            why = "the other set has no launch of this kernel"
+        why = why.replace("|", "\\|")
+        lines.append(f"| {side} | {kernel} | {ns} | {len(g)} | {why} |")
+    return lines + [""]
 
 
 def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: SetEvidence, out_md: str | Path,
@@ -112,6 +149,7 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
                     "see explanations.csv.\n")
     if not sections:
         text.append("No launch is matched in both sets.\n")
+    text += one_sided_section(diff, base.name, cand.name)
     write_text(out_md, "\n".join(text))
     write_csv(table, out_csv)
     save(waterfalls(panels, f"{cand.name} against {base.name}"), out_png, out_pdf)
