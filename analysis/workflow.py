@@ -98,11 +98,14 @@ def _named(config: dict, keys: tuple[str, ...] = NAME_KEYS) -> list[tuple[str, o
 
 
 _NUMBER_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+#: Text YAML would read as null or a boolean (its core schema's words), as --config keeps it
+_YAML_WORD_TEXT = re.compile(r"~|null|Null|NULL|true|True|TRUE|false|False|FALSE")
 
 
 def numbers_read_as_text(config: dict) -> list[str]:
-    """Values inside the config's lists and mappings that are text spelling a number, as
-    ``key.path='text'``: what Snakemake's ``--config`` makes of them (it reads a value that
+    """Values inside the config's lists and mappings that are text spelling a number (or
+    YAML's null, true or false), as ``key.path='text'``: what Snakemake's ``--config`` makes
+    of them (it reads a value that
     is a list or mapping with YAML's BaseLoader, which keeps every scalar as text, so
     ``kernels={k: {tiling: {stages: 4}}}`` gives ``'4'``). Top-level values are not looked at
     (``--config`` reads those as YAML, :func:`check_names_are_text`). The workflow shows them
@@ -116,7 +119,8 @@ def numbers_read_as_text(config: dict) -> list[str]:
         elif isinstance(value, list):
             for i, item in enumerate(value):
                 walk(item, f"{path}[{i}]")
-        elif isinstance(value, str) and _NUMBER_TEXT.fullmatch(value.strip()):
+        elif isinstance(value, str) and (_NUMBER_TEXT.fullmatch(value.strip())
+                                         or _YAML_WORD_TEXT.fullmatch(value.strip())):
             found.append(f"{path}={value!r}")
 
     for key, value in config.items():

@@ -293,6 +293,10 @@ def test_numbers_inside_lists_and_mappings_read_as_text_are_found():
     assert numbers_read_as_text(config) == ["sizes[0]='512'", "sizes[2]='1e3'", "kernels.k.tiling.stages='4'",
                                             "timing.repeats='-5'", "timing.warmups=' 3 '"]
     assert numbers_read_as_text({"sizes": [512], "kernels": {"k": {"mma": "wgmma"}}}) == []
+    # YAML's null and booleans kept as text (--config 'profile={sizes_beyond_study: null}'), not other words
+    assert numbers_read_as_text({"profile": {"sizes_beyond_study": "null", "section_set": "full"},
+                                 "kernels": {"k": {"study": "false", "change": "nullify"}}}) == [
+        "profile.sizes_beyond_study='null'", "kernels.k.study='false'"]
 
 
 @pytest.mark.workflow

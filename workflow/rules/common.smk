@@ -31,7 +31,7 @@ except WorkflowError as exc:
         raise
     _why = next((line for line in str(exc).splitlines() if line.startswith("ValidationError")), str(exc))
     raise ConfigError(f"config: the schema refused it ({_why}), and these values are text that "
-                      f"spells a number: {', '.join(_texts[:6])}{' ...' if len(_texts) > 6 else ''}. Snakemake's "
+                      f"spells a number, null, true or false: {', '.join(_texts[:6])}{' ...' if len(_texts) > 6 else ''}. Snakemake's "
                       "--config reads the values inside a list or mapping as text: give such values in a "
                       "--configfile; in a --configfile, write them without quotes") from None
 check_config(config, Path("kernels"))
