@@ -1,4 +1,4 @@
-"""Helpers the Snakemake rules call: config checks, profile-set discovery, GPU detection."""
+"""Helpers the Snakemake rules call: config checks, profile-set discovery, GPU detection, the N each kernel is profiled at."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Explanations of a set comparison: for every kernel the two sets share, its launches at the
 largest N matched in both (the comparison's own matching, :func:`analysis.compare.diff.match_launches`)
 explained as one pair (:mod:`analysis.study.explain`), on one page with a waterfall panel
-per kernel, and at every matched N in ``explanations.csv``."""
+per kernel, and at every matched N in ``explanations.csv``; the page ends with the launches
+in one set only (set, kernel, N, cause)."""
 
 from __future__ import annotations
 
