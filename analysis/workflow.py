@@ -1,4 +1,4 @@
-"""Helpers the Snakemake rules call: config checks, profile-set discovery, GPU detection, the N each kernel is profiled at."""
+"""Helpers the Snakemake rules call: config checks, set discovery, GPU detection, each kernel's profiled N."""
 
 from __future__ import annotations
 
