@@ -119,9 +119,9 @@ def first_runs(table: pd.DataFrame) -> pd.Series:
 
 
 def _summary_metric_units(metrics: pd.DataFrame) -> dict[str, list[str]]:
-    """Metric -> the sorted distinct units the set's first runs give it (:func:`first_runs`; as
-    :func:`analysis.units.unit_text` writes them)."""
-    sel = metrics[first_runs(metrics) & metrics["metric"].isin(SUMMARY_METRICS)]
+    """Metric -> the sorted distinct units the rows of ``metrics``, a set's first runs
+    (:func:`first_runs`), give it (as :func:`analysis.units.unit_text` writes them)."""
+    sel = metrics[metrics["metric"].isin(SUMMARY_METRICS)]
     units = [unit_text(u) for u in sel["unit"]]
     out: dict[str, set[str]] = {}
     for m, u in zip(sel["metric"], units):
@@ -144,7 +144,7 @@ def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
         ``gpu__time_duration.sum`` for them where a report gives another time unit, and
         says so in ``flags``).
     """
-    seen = _summary_metric_units(metrics)
+    seen = _summary_metric_units(metrics[first_runs(metrics)])
     rows = []
     for m in SUMMARY_METRICS:
         got = seen.get(m)
@@ -158,10 +158,10 @@ def summary_units(metrics: pd.DataFrame) -> pd.DataFrame:
 
 
 def _launch_units(metrics: pd.DataFrame, metric_names: list[str]) -> dict[tuple, str]:
-    """(report, launch, metric) -> the unit of the set's first row of it among the first runs
-    (:func:`first_runs`; the row :func:`summary`'s pivot takes the value of), as
+    """(report, launch, metric) -> the unit of the first row of it in ``metrics``, a set's first
+    runs (:func:`first_runs`; the row :func:`summary`'s pivot takes the value of), as
     :func:`analysis.units.unit_text` writes it."""
-    sel = metrics[first_runs(metrics) & metrics["metric"].isin(metric_names)]
+    sel = metrics[metrics["metric"].isin(metric_names)]
     out: dict[tuple, str] = {}
     for r, la, m, u in zip(sel["report"], sel["launch"], sel["metric"], sel["unit"]):
         out.setdefault((r, la, m), unit_text(u))
@@ -174,6 +174,11 @@ def unit_flags(metrics: pd.DataFrame, wide: pd.DataFrame) -> pd.Series:
     ``"metric in UNIT (the set also has OTHER)"`` joined by ``"; "`` (empty where none): the
     values are kept as their reports give them, never converted, so a column that mixes
     units is named on each of its rows."""
+    return _unit_flags(metrics[first_runs(metrics)], wide)
+
+
+def _unit_flags(metrics: pd.DataFrame, wide: pd.DataFrame) -> pd.Series:
+    """:func:`unit_flags` of a set's first runs (:func:`first_runs`), as :func:`summary` holds them."""
     seen = _summary_metric_units(metrics)
     mixed = [m for m in SUMMARY_METRICS if len(seen.get(m, [])) > 1]
     parts: list[list[str]] = [[] for _ in range(len(wide))]
@@ -329,7 +334,8 @@ def _duration_ns(metrics: pd.DataFrame, wide: pd.DataFrame) -> tuple[pd.Series, 
     """``gpu__time_duration.sum`` of each row of ``wide`` in ns, for the columns derived from
     it (throughput without timings, event_over_ncu), and per row a note where that took a
     conversion (another time unit: ``analysis.units.unit_factor``) or was impossible (not a
-    time: NaN). The column itself keeps the value its report gives."""
+    time: NaN). The column itself keeps the value its report gives. ``metrics``: a set's first
+    runs (:func:`first_runs`), as :func:`summary` holds them."""
     metric = "gpu__time_duration.sum"
     unit_of = _launch_units(metrics, [metric])
     values, notes = [], []
@@ -432,7 +438,7 @@ def summary(metrics: pd.DataFrame, instances: pd.DataFrame | None,
                                          "ncu gpu__time_duration.sum (under profiler)")
     wide["throughput_source"] = wide["throughput_source"].where(wide["throughput"].notna(),
                                                                 "none (N, precision or duration unknown)")
-    ranged, units = range_flags(wide), unit_flags(metrics, wide)
+    ranged, units = range_flags(wide), _unit_flags(metrics, wide)
     wide["flags"] = ["; ".join(x for x in parts if x) for parts in zip(ranged, units, dur_notes)]
     return wide.sort_values(["precision", "kernel", "n", "report", "launch"]).reset_index(drop=True)
 
