@@ -62,6 +62,23 @@
 #ifndef EPI_TMA
 #define EPI_TMA 0
 #endif
+// UNPACK_GROUP = G: the producer warpgroup takes G consecutive K tiles per iteration, reading
+// all their packed B chunks before it writes the first INT8 chunk, so that the shared-memory
+// loads of one tile wait under the other's; G = 1 unpacks one tile at a time. UNPACK_EARLY=1
+// (with G = 2): each tile's INT8 B is fenced and released as soon as it is written, not after
+// the group's last tile. Both are for the persistent build (whose tile counts are even).
+#ifndef UNPACK_GROUP
+#define UNPACK_GROUP 1
+#endif
+#ifndef UNPACK_EARLY
+#define UNPACK_EARLY 0
+#endif
+// UNPACK_BASE_ADDR=1: the producer thread's chunk addresses as one base plus an immediate per
+// chunk (its chunks are 32 rows apart, which leaves both swizzles' XOR terms unchanged), so
+// that the addresses need no registers of their own.
+#ifndef UNPACK_BASE_ADDR
+#define UNPACK_BASE_ADDR 0
+#endif
 
 namespace i4wg {
 
@@ -101,6 +118,11 @@ static_assert((kBlockN == 128 && kHalves == 2) || (kBlockN == 256 && kHalves == 
 static_assert(kBlockN * 4 % kProducerThreads == 0, "whole packed chunks per producer thread");
 static_assert(kStageBytes % kAlign == 0 && kS8B % kAlign == 0, "every stage keeps the swizzles' 1024-byte alignment");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
+constexpr int kGroup = UNPACK_GROUP;
+static_assert(kGroup == 1 || (kGroup == 2 && kPersistent && kStages % 2 == 0),
+              "UNPACK_GROUP 2: persistent (an even count of K tiles) and an even count of stages, so a "
+              "group's tiles share one phase");
+static_assert(!UNPACK_EARLY || kGroup == 2, "UNPACK_EARLY needs UNPACK_GROUP 2");
 
 // Low and high nibbles of a packed word, each as 16 times its value in its own byte.
 __device__ __forceinline__ uint32_t lo_x16(uint32_t w) { return (w << 4) & 0xf0f0f0f0u; }
@@ -115,24 +137,37 @@ __device__ __forceinline__ uint32_t sw128(int r, int c) { return r * 128 + ((c ^
 // tile (at `s8`): item i (= thread + i x 128) is the packed chunk c = item % 4 (4 words) of
 // row r = item / 4, which becomes INT8 chunks 2c (the low nibbles) and 2c + 1 (the high
 // ones) of that row. A quarter warp reads two whole rows (one 128-byte line) and writes 8
-// distinct bank groups. All loads are issued before the first store: the wrappers are
-// volatile asm, which the compiler keeps in program order.
-__device__ __forceinline__ void unpack_b(uint32_t s8, uint32_t packed, int thread) {
-  uint4 q[kItems];
+// distinct bank groups. unpack_load reads the thread's chunks, unpack_store writes them; the
+// wrappers are volatile asm, which the compiler keeps in program order, so every load of a
+// group of tiles is issued before its first store.
+__device__ __forceinline__ void unpack_load(uint4 (&q)[kItems], uint32_t packed, int thread) {
+  if constexpr (UNPACK_BASE_ADDR) {
+    const uint32_t base = packed + sw64(thread / 4, thread % 4);
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) q[i] = ptx::ld_shared_v4(base + i * (kProducerThreads / 4) * kPackedRowBytes);
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const int item = thread + i * kProducerThreads;
     q[i] = ptx::ld_shared_v4(packed + sw64(item / 4, item % 4));
   }
+}
+__device__ __forceinline__ void unpack_store(uint32_t s8, const uint4 (&q)[kItems], int thread) {
+  const int r0 = thread / 4, c0 = thread % 4;
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const int item = thread + i * kProducerThreads, r = item / 4, c = item % 4;
-    ptx::st_shared_v4(s8 + sw128(r, 2 * c),
-                      make_uint4(lo_x16(q[i].x), lo_x16(q[i].y), lo_x16(q[i].z), lo_x16(q[i].w)));
-    ptx::st_shared_v4(s8 + sw128(r, 2 * c + 1),
-                      make_uint4(hi_x16(q[i].x), hi_x16(q[i].y), hi_x16(q[i].z), hi_x16(q[i].w)));
+    const uint32_t lo = UNPACK_BASE_ADDR ? s8 + sw128(r0, 2 * c0) + i * (kProducerThreads / 4) * kS8RowBytes
+                                         : s8 + sw128(r, 2 * c);
+    const uint32_t hi = UNPACK_BASE_ADDR ? s8 + sw128(r0, 2 * c0 + 1) + i * (kProducerThreads / 4) * kS8RowBytes
+                                         : s8 + sw128(r, 2 * c + 1);
+    ptx::st_shared_v4(lo, make_uint4(lo_x16(q[i].x), lo_x16(q[i].y), lo_x16(q[i].z), lo_x16(q[i].w)));
+    ptx::st_shared_v4(hi, make_uint4(hi_x16(q[i].x), hi_x16(q[i].y), hi_x16(q[i].z), hi_x16(q[i].w)));
   }
 }
+static_assert(!UNPACK_BASE_ADDR || (kProducerThreads / 4) % 8 == 0,
+              "UNPACK_BASE_ADDR: a thread's chunks must be a multiple of 8 rows apart (both swizzles repeat every 8)");
 
 // The wgmma of one m64 half and K step: n128 or n256, A from registers.
 template <int N>
@@ -248,19 +283,46 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
     };
     if (threadIdx.x == 0)
       while (next < total && next < kStages) copy_next();
-    for (int it = 0; it < total; ++it) {
-      const int s = it % kStages;
-      const uint32_t phase = (it / kStages) & 1;
-      hopper::mbarrier_wait(&packed_full[s], phase);
-      hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
-      unpack_b(s8_b(s), packed_b(s), threadIdx.x);
+    // The INT8 B of the group's tiles g0 .. g1 written: fence it to the async proxy (wgmma reads
+    // it) and release it.
+    auto release_b = [&](int it, int g0, int g1) {
       hopper::fence_proxy_async_shared();  // the INT8 B, written by st.shared, is read by wgmma
       __syncwarp();
       if (lane == 0) {
-        hopper::mbarrier_arrive(&b_full[s]);
-        hopper::mbarrier_arrive(&packed_empty[s]);
+        for (int g = g0; g <= g1; ++g) {
+          hopper::mbarrier_arrive(&b_full[(it + g) % kStages]);
+          hopper::mbarrier_arrive(&packed_empty[(it + g) % kStages]);
+        }
       }
-      if (threadIdx.x == 0 && next < total) copy_next();
+    };
+    for (int it = 0; it < total; it += kGroup) {
+      const uint32_t phase = (it / kStages) & 1;  // one phase for the group (static_assert above)
+      uint4 q[kGroup][kItems];
+      if constexpr (kGroup == 1) {
+        const int s = it % kStages;
+        hopper::mbarrier_wait(&packed_full[s], phase);
+        hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
+        unpack_load(q[0], packed_b(s), threadIdx.x);
+        unpack_store(s8_b(s), q[0], threadIdx.x);
+        release_b(it, 0, 0);
+      } else {
+#pragma unroll
+        for (int g = 0; g < kGroup; ++g) {
+          hopper::mbarrier_wait(&packed_full[(it + g) % kStages], phase);
+          unpack_load(q[g], packed_b((it + g) % kStages), threadIdx.x);
+        }
+#pragma unroll
+        for (int g = 0; g < kGroup; ++g) {
+          const int s = (it + g) % kStages;
+          hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it + g - kStages are done
+          unpack_store(s8_b(s), q[g], threadIdx.x);
+          if (UNPACK_EARLY) release_b(it, g, g);
+        }
+        if (!UNPACK_EARLY) release_b(it, 0, kGroup - 1);
+      }
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g)
+        if (threadIdx.x == 0 && next < total) copy_next();
     }
   } else {
     hopper::setmaxnreg_inc<kConsumerRegs>();
