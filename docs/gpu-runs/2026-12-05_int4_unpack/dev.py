@@ -12,7 +12,7 @@ the other and halves the per-tile waits, fences and branches.
 
 Builds (N = 8192 unless said): INT4 i4 (registered), i4_b1 (UNPACK_BASE_ADDR only), i4_g2
 (groups of two, one fence a group), i4_g2e (groups of two, each tile fenced and released at
-once), i4_g2_tma4 (i4_g2 with C through EPI_TMA=4); INT8 i8_serp (int8_wgmma_serpentine), i8_lag
+once), i4_g2_tma4 and i4_g2e_tma4 (the same with C through EPI_TMA=4); INT8 i8_serp (int8_wgmma_serpentine), i8_lag
 (int8_wgmma_lag: lag 2 once), i8_eb1 and i8_eb2 (lag 1 and 2 at every block). Each is checked at
 N = 512-8192 (all rows up to 2048, 256 sampled rows above; exact), and on 2 CTAs at N = 1024
 (16 blocks each, every group boundary and block change), then event-timed at N = 6144 and 8192
@@ -44,6 +44,7 @@ G2 = ["-DUNPACK_GROUP=2", "-DUNPACK_BASE_ADDR=1"]
 # tag: (kernel, extra defines, EPI_TMA slots per consumer warpgroup)
 BUILDS = {"i4": (I4, [], 0), "i4_b1": (I4, ["-DUNPACK_BASE_ADDR=1"], 0), "i4_g2": (I4, G2, 0),
           "i4_g2e": (I4, G2 + ["-DUNPACK_EARLY=1"], 0), "i4_g2_tma4": (I4, G2 + ["-DEPI_TMA=4"], 4),
+          "i4_g2e_tma4": (I4, G2 + ["-DUNPACK_EARLY=1", "-DEPI_TMA=4"], 4),
           "i8_serp": ("int8_wgmma_serpentine", [], 0), "i8_lag": (I8, [], 0),
           "i8_eb1": (I8, ["-DCONSUMER_LAG=1", "-DCONSUMER_LAG_EACH_BLOCK=1"], 0),
           "i8_eb2": (I8, ["-DCONSUMER_LAG=2", "-DCONSUMER_LAG_EACH_BLOCK=1"], 0)}
