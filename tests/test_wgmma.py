@@ -482,3 +482,53 @@ def test_epi_tma_builds_are_correct_at_every_size(tmp_path, kernel):
         finally:
             run.close()
         assert chk.passed, (n, chk)
+
+
+# The INT4 producer's unpacking in groups of K tiles (build parameters UNPACK_GROUP,
+# UNPACK_EARLY, UNPACK_BASE_ADDR of kernels/int4_wgmma.cuh; not registered: the development call
+# in docs/gpu-runs/2026-12-05_int4_unpack/).
+UNPACK = {"base": ["-DUNPACK_BASE_ADDR=1"], "g2": ["-DUNPACK_GROUP=2", "-DUNPACK_BASE_ADDR=1"],
+          "g2e": ["-DUNPACK_GROUP=2", "-DUNPACK_BASE_ADDR=1", "-DUNPACK_EARLY=1"]}
+
+
+def test_unpack_groups_read_both_tiles_before_writing(built, tmp_path):
+    """Off, the parameters leave int4_wgmma_persistent as registered (the same SASS as the
+    registry's build). In groups of two the producer's loop reads both tiles' packed B (8
+    LDS.128 a thread, 4 a tile) before its 16 STS.128, fences once a group (once a tile with
+    UNPACK_EARLY: one FENCE.VIEW.ASYNC.S more than the group's), and nothing spills within the
+    producer's 56 registers; the consumers' wgmma are those of the registered build, and the
+    loop's copies are unrolled once per tile of the group (A and B: 2 before the loop and 2 or 4
+    in it)."""
+    kernel = "int4_wgmma_persistent"
+    t = tiling_from_config(CONFIG, kernel)
+    registered = built[kernel][1]
+    sass = {}
+    for tag, defines in {"off": ["-DUNPACK_GROUP=1", "-DUNPACK_EARLY=0", "-DUNPACK_BASE_ADDR=0"], **UNPACK}.items():
+        usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + defines,
+                             tmp_path / f"{tag}.cubin", tmp_path / f"{tag}.json", tmp_path / f"{tag}.sass",
+                             tmp_path / f"{tag}.log")
+        assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0, tag
+        sass[tag] = (tmp_path / f"{tag}.sass").read_text()
+        mmas, copies = SASS_COUNTS[kernel]
+        assert len(re.findall(WGMMA[kernel], sass[tag])) == mmas, tag
+        assert len(re.findall(r"UTMALDG\.2D", sass[tag])) == copies + (2 if tag.startswith("g2") else 0), tag
+    assert sass["off"] == registered
+    count = {tag: (len(re.findall(r"\bLDS\.128\b", s)), len(re.findall(r"\bSTS\.128\b", s)),
+                   len(re.findall(r"FENCE\.VIEW\.ASYNC\.S", s))) for tag, s in sass.items()}
+    assert count["off"][:2] == count["base"][:2] == (4, 8)
+    assert count["g2"][:2] == count["g2e"][:2] == (8, 16)
+    assert count["g2e"][2] == count["g2"][2] + 1 == count["off"][2] + 1
+
+
+def test_unpack_groups_need_the_persistent_build(tmp_path):
+    """A group of two K tiles shares one mbarrier phase only where every tile count is even (the
+    persistent build) and the stages are even: the one-block-per-CTA kernel refuses
+    UNPACK_GROUP=2 at compile time, naming the parameter, and UNPACK_EARLY needs a group."""
+    t = tiling_from_config(CONFIG, "int4_wgmma_unpack_s8")
+    for defines, message in ((["-DUNPACK_GROUP=2"], "UNPACK_GROUP 2: persistent"),
+                             (["-DUNPACK_EARLY=1"], "UNPACK_EARLY needs UNPACK_GROUP 2")):
+        with pytest.raises(AnalysisError):
+            build_kernel(REPO / "kernels" / "int4_wgmma_unpack_s8.cu", "int4_wgmma_unpack_s8", "sm_90",
+                         t.defines() + defines, tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass",
+                         tmp_path / "k.log")
+        assert message in (tmp_path / "k.log").read_text()
