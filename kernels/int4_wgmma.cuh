@@ -79,6 +79,14 @@
 #ifndef UNPACK_BASE_ADDR
 #define UNPACK_BASE_ADDR 0
 #endif
+// PACKED_STAGES = P (default STAGES): the packed tiles get a ring of their own, P stages of packed
+// A and B after STAGES INT8 B tiles, so a copy can go out P K tiles ahead of the tile being
+// unpacked while the INT8 B ring stays STAGES deep. Each side counts its packed stage and phase
+// along instead of dividing by P. Equal to STAGES it is the interleaved layout of the registered
+// kernels.
+#ifndef PACKED_STAGES
+#define PACKED_STAGES STAGES
+#endif
 
 namespace i4wg {
 
@@ -97,11 +105,16 @@ constexpr int kPackedA = kBlockM * kPackedRowBytes;  // bytes per stage
 constexpr int kPackedB = kBlockN * kPackedRowBytes;
 constexpr int kS8B = kBlockN * kS8RowBytes;
 constexpr int kStageBytes = kS8B + kPackedA + kPackedB;  // INT8 B first: its 1024-byte alignment
+constexpr int kPackedStages = PACKED_STAGES;
+constexpr bool kSplitRings = kPackedStages != kStages;
+constexpr int kPackedStageBytes = kPackedA + kPackedB;
+// where the C slots start: after every stage (the same offset either layout)
+constexpr int kEpiOffset = kStages * kS8B + kPackedStages * kPackedStageBytes;
 constexpr int kAlign = 1024;
 constexpr bool kPersistent = PERSISTENT != 0;
 constexpr int kRaster = tuned::kRaster;
 constexpr int kEpiSlots = EPI_TMA;  // C slots per consumer warpgroup (c_tma.cuh)
-constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpiSlots * ctma::kSlotBytes + kAlign;
+constexpr int kSmemBytes = kEpiOffset + kConsumers * kEpiSlots * ctma::kSlotBytes + kAlign;
 constexpr int kSteps = kS8RowBytes / 32;                              // wgmma k32 steps per K tile
 constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kProducerThreads;  // packed 16-byte chunks per producer thread
 // Registers after setmaxnreg, 64512 of the SM's 65536 in both cases: 128 x 88 + 256 x 208
@@ -123,6 +136,21 @@ static_assert(kGroup == 1 || (kGroup == 2 && kPersistent && kStages % 2 == 0),
               "UNPACK_GROUP 2: persistent (an even count of K tiles) and an even count of stages, so a "
               "group's tiles share one phase");
 static_assert(!UNPACK_EARLY || kGroup == 2, "UNPACK_EARLY needs UNPACK_GROUP 2");
+static_assert(!kSplitRings || (kGroup == 1 && kPackedStages >= 2 && kPackedStageBytes % kAlign == 0),
+              "PACKED_STAGES other than STAGES: one K tile at a time (UNPACK_GROUP 1), at least two packed stages");
+
+// A ring position counted along: stage and phase of the next K tile, without a division.
+template <int kDepth>
+struct RingPos {
+  int stage = 0;
+  uint32_t phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++stage == kDepth) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
 
 // Low and high nibbles of a packed word, each as 16 times its value in its own byte.
 __device__ __forceinline__ uint32_t lo_x16(uint32_t w) { return (w << 4) & 0xf0f0f0f0u; }
@@ -223,7 +251,7 @@ namespace i4wg {
 // C (INT32, M x N row-major) = A B for packed INT4 A (M rows of K / 2 bytes) and B (N rows).
 __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
   extern __shared__ uint8_t smem_raw[];
-  __shared__ alignas(8) uint64_t packed_full[kStages], packed_empty[kStages], b_full[kStages], b_empty[kStages];
+  __shared__ alignas(8) uint64_t packed_full[kPackedStages], packed_empty[kPackedStages], b_full[kStages], b_empty[kStages];
   uint8_t* smem = reinterpret_cast<uint8_t*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + kAlign - 1) & ~static_cast<uintptr_t>(kAlign - 1));
   const uint32_t base = hopper::smem_u32(smem);
@@ -232,17 +260,24 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
   const int total = tiles.mine * k_tiles;  // K tiles of all this CTA's blocks
   if (kPersistent && k_tiles % 2) __trap();  // pairs of K tiles only (Tiling.check_shape refuses odd counts)
   const int wgroup = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
-  // Stage s: INT8 B at s8_b(s), then packed A, then packed B.
-  auto s8_b = [&](int s) { return base + s * kStageBytes; };
-  auto packed_a = [&](int s) { return s8_b(s) + kS8B; };
-  auto packed_b = [&](int s) { return s8_b(s) + kS8B + kPackedA; };
+  // Stage s: INT8 B at s8_b(s), then packed A, then packed B; with kSplitRings the kStages INT8
+  // B tiles first, then the kPackedStages packed stages (A, then B).
+  auto s8_b = [&](int s) { return base + s * (kSplitRings ? kS8B : kStageBytes); };
+  auto packed_a = [&](int s) {
+    return kSplitRings ? base + kStages * kS8B + s * kPackedStageBytes : s8_b(s) + kS8B;
+  };
+  auto packed_b = [&](int s) { return packed_a(s) + kPackedA; };
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < kStages; ++s) {
-      hopper::mbarrier_init(&packed_full[s], 1);
-      hopper::mbarrier_init(&packed_empty[s], PRODUCER_WARPS + kConsumerWarps);
-      hopper::mbarrier_init(&b_full[s], PRODUCER_WARPS);
-      hopper::mbarrier_init(&b_empty[s], kConsumerWarps);
+    for (int s = 0; s < (kSplitRings ? kPackedStages : kStages); ++s) {
+      if (s < kPackedStages) {
+        hopper::mbarrier_init(&packed_full[s], 1);
+        hopper::mbarrier_init(&packed_empty[s], PRODUCER_WARPS + kConsumerWarps);
+      }
+      if (s < kStages) {
+        hopper::mbarrier_init(&b_full[s], PRODUCER_WARPS);
+        hopper::mbarrier_init(&b_empty[s], kConsumerWarps);
+      }
     }
     hopper::fence_mbarrier_init();
     hopper::prefetch_tensormap(&wgmma_tma_a);
@@ -263,8 +298,11 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
     // unpacking path and cost 12 % of the rate (docs/perf-notes.md).
     int next = 0, copy_kt = 0, copy_i = 0;
     tuned::BlockCoord copy_blk = tiles.block(0);
+    RingPos<kPackedStages> copy_pos;  // the packed stage of tile `next` (kSplitRings)
     auto copy_next = [&]() {
-      const int s = next % kStages;
+      const int s = kSplitRings ? copy_pos.stage : next % kStages;
+      const uint32_t empty_parity = kSplitRings ? copy_pos.phase ^ 1 : ((next / kStages) & 1) ^ 1;
+      if constexpr (kSplitRings) copy_pos.advance();
       const int kt = kPersistent ? copy_kt : next;
       const tuned::BlockCoord blk = copy_blk;
       if constexpr (kPersistent) {
@@ -273,16 +311,15 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
           if (++copy_i < tiles.mine) copy_blk = tiles.block(copy_i);
         }
       }
-      hopper::mbarrier_wait(&packed_empty[s], ((next / kStages) & 1) ^ 1);
+      hopper::mbarrier_wait(&packed_empty[s], empty_parity);
       hopper::mbarrier_arrive_expect_tx(&packed_full[s], kPackedA + kPackedB);
-      hopper::tma_load_2d(smem + s * kStageBytes + kS8B, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM,
-                          &packed_full[s]);
-      hopper::tma_load_2d(smem + s * kStageBytes + kS8B + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes,
-                          blk.n * kBlockN, &packed_full[s]);
+      uint8_t* dst_a = kSplitRings ? smem + kStages * kS8B + s * kPackedStageBytes : smem + s * kStageBytes + kS8B;
+      hopper::tma_load_2d(dst_a, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM, &packed_full[s]);
+      hopper::tma_load_2d(dst_a + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes, blk.n * kBlockN, &packed_full[s]);
       ++next;
     };
     if (threadIdx.x == 0)
-      while (next < total && next < kStages) copy_next();
+      while (next < total && next < kPackedStages) copy_next();
     // The INT8 B of the group's tiles g0 .. g1 written: fence it to the async proxy (wgmma reads
     // it) and release it.
     auto release_b = [&](int it, int g0, int g1) {
@@ -295,10 +332,24 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
         }
       }
     };
+    [[maybe_unused]] RingPos<kPackedStages> unpack_pos;  // the packed stage of tile it (kSplitRings)
     for (int it = 0; it < total; it += kGroup) {
       const uint32_t phase = (it / kStages) & 1;  // one phase for the group (static_assert above)
       uint4 q[kGroup][kItems];
-      if constexpr (kGroup == 1) {
+      if constexpr (kSplitRings) {
+        const int s = it % kStages;
+        hopper::mbarrier_wait(&packed_full[unpack_pos.stage], unpack_pos.phase);
+        hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
+        unpack_load(q[0], packed_b(unpack_pos.stage), threadIdx.x);
+        unpack_store(s8_b(s), q[0], threadIdx.x);
+        hopper::fence_proxy_async_shared();  // the INT8 B, written by st.shared, is read by wgmma
+        __syncwarp();
+        if (lane == 0) {
+          hopper::mbarrier_arrive(&b_full[s]);
+          hopper::mbarrier_arrive(&packed_empty[unpack_pos.stage]);
+        }
+        unpack_pos.advance();
+      } else if constexpr (kGroup == 1) {
         const int s = it % kStages;
         hopper::mbarrier_wait(&packed_full[s], phase);
         hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
@@ -334,17 +385,20 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
 
     // K tile kt of the block (the CTA's tile it) with its A registers `af`: read A, free the
     // packed stage, wait for B, issue.
+    [[maybe_unused]] RingPos<kPackedStages> read_pos;  // the packed stage of tile it (kSplitRings)
     auto tile = [&](int it, int kt, uint32_t (&af)[kHalves][kSteps][4]) {
       const int s = it % kStages;
       const uint32_t phase = (it / kStages) & 1;
-      hopper::mbarrier_wait(&packed_full[s], phase);
+      const int ps = kSplitRings ? read_pos.stage : s;
+      hopper::mbarrier_wait(&packed_full[ps], kSplitRings ? read_pos.phase : phase);
+      if constexpr (kSplitRings) read_pos.advance();
       uint32_t w[kHalves][2][kSteps];
 #pragma unroll
       for (int h = 0; h < kHalves; ++h)
 #pragma unroll
         for (int ks = 0; ks < kSteps; ++ks) {
-          w[h][0][ks] = ptx::ld_shared_u32(packed_a(s) + sw64(row + 64 * h, ks) + 4 * t);
-          w[h][1][ks] = ptx::ld_shared_u32(packed_a(s) + sw64(row + 64 * h + 8, ks) + 4 * t);
+          w[h][0][ks] = ptx::ld_shared_u32(packed_a(ps) + sw64(row + 64 * h, ks) + 4 * t);
+          w[h][1][ks] = ptx::ld_shared_u32(packed_a(ps) + sw64(row + 64 * h + 8, ks) + 4 * t);
         }
 #pragma unroll
       for (int h = 0; h < kHalves; ++h)
@@ -356,7 +410,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
           af[h][ks][3] = hi_x16(w[h][1][ks]);
         }
       __syncwarp();  // every lane's loads are in registers: the packed stage may be refilled
-      if (lane == 0) hopper::mbarrier_arrive(&packed_empty[s]);
+      if (lane == 0) hopper::mbarrier_arrive(&packed_empty[ps]);
       hopper::mbarrier_wait(&b_full[s], phase);
       hopper::wgmma_fence();
 #pragma unroll
@@ -399,7 +453,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
         for (int h = 0; h < kHalves; ++h) {
           ctma::store_fragment<kEpiSlots, Mma::kAcc / 4>(
               [&](int r) { return static_cast<uint32_t>(acc[h][r] >> 8); },
-              smem + kStages * kStageBytes + c * kEpiSlots * ctma::kSlotBytes, boxes, &wgmma_tma_c,
+              smem + kEpiOffset + c * kEpiSlots * ctma::kSlotBytes, boxes, &wgmma_tma_c,
               blk.n * kBlockN * 4, blk.m * kBlockM + c * kRowsPerConsumer + 64 * h, warp, lane, 1 + c,
               threadIdx.x % 128 == 0);
         }

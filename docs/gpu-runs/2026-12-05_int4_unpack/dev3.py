@@ -1,0 +1,203 @@
+"""Development call: the packed tiles of int4_wgmma_persistent in a ring of their own, deeper than
+the ring of INT8 B tiles (build parameter PACKED_STAGES of kernels/int4_wgmma.cuh). The first
+call of this folder (dev.py) found that holding a tile's INT8 B back behind the next tile's copy
+costs directly: a copy of tile t + 4 goes out only when tile t's stage is free. With P packed
+stages beside the 4 INT8 B stages, the copy of tile t + P goes out at the same moment.
+
+Builds (all with UNPACK_BASE_ADDR, which PACKED_STAGES needs to stay within the producer's
+registers, except the first two): i4 (registered), i4_tma4 (EPI_TMA=4), i4_p5 and i4_p6 (5 and 6
+packed stages: 185 and 209 KiB), i4_p5_tma2 (5 packed stages and EPI_TMA=2: 217 KiB), and
+i8_serp (int8_wgmma_serpentine) for the INT4 / INT8 ratio. Checked, timed, sanitized (i4_p6 and
+i4_p5_tma2 at N = 1024 on 2 CTAs) and profiled as dev.py does; files dev3_* into $OUT.
+
+Modes as dev.py's."""
+import dataclasses, json, os, subprocess, sys, time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+import numpy as np
+import yaml
+sys.path.insert(0, os.getcwd())
+from analysis.gpu.build import build_kernel
+from analysis.gpu.config import tiling_from_config
+from analysis.gpu.harness import make_inputs, sample_rows
+from analysis.gpu.harness.runner import GemmRunner
+from analysis.precision import gemm_ops, precision_of
+from analysis.tools import find_tool
+
+W = Path("/tmp/wdev3"); W.mkdir(exist_ok=True)
+CFG = yaml.safe_load(open("config/config.yaml"))
+I4, I8 = "int4_wgmma_persistent", "int8_wgmma_lag"
+G2 = ["-DUNPACK_GROUP=2", "-DUNPACK_BASE_ADDR=1"]
+# tag: (kernel, extra defines, EPI_TMA slots per consumer warpgroup)
+B1 = ["-DUNPACK_BASE_ADDR=1"]
+# tag: (kernel, extra defines, EPI_TMA slots per consumer warpgroup, packed stages or None)
+BUILDS = {"i4": (I4, [], 0, None), "i4_tma4": (I4, ["-DEPI_TMA=4"], 4, None),
+          "i4_p5": (I4, B1 + ["-DPACKED_STAGES=5"], 0, 5), "i4_p6": (I4, B1 + ["-DPACKED_STAGES=6"], 0, 6),
+          "i4_p5_tma2": (I4, B1 + ["-DPACKED_STAGES=5", "-DEPI_TMA=2"], 2, 5),
+          "i8_serp": ("int8_wgmma_serpentine", [], 0, None)}
+SANITIZE = ("i4_p6", "i4_p5_tma2")
+CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
+TIME_NS = (6144, 8192)
+T0 = time.time()
+
+
+def log(*a):
+    print(f"[{time.time()-T0:6.1f}s]", *a, flush=True)
+
+
+def prec_of(tag):
+    return CFG["kernels"][BUILDS[tag][0]]["precision"]
+
+
+def tiling(tag):
+    kernel, _, slots, packed = BUILDS[tag]
+    t = tiling_from_config(CFG, kernel)
+    smem = t.smem_bytes if packed is None else t.stages * t.block_n * 2 * t.block_k_bytes + packed * (
+        t.block_m + t.block_n) * t.block_k_bytes + 1024  # INT8 B stages, then the packed stages
+    return dataclasses.replace(t, smem_bytes=smem + 2 * slots * 8192)
+
+
+def runner(tag, n, inputs, ctas=None):
+    run = GemmRunner(W / f"{tag}.cubin", BUILDS[tag][0], prec_of(tag), tiling(tag), n, n, n, 7, tma=True,
+                     inputs=inputs)
+    if ctas:
+        run.sms = ctas  # the persistent grid's CTA count (Tiling.grid)
+    return run
+
+
+def inputs_for(prec, n, seed):
+    return make_inputs(precision_of(prec), n, n, n, np.random.default_rng(seed))
+
+
+if len(sys.argv) > 1 and sys.argv[1] == "check":  # one full check (compute-sanitizer runs this)
+    tag, n, ctas = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    run = runner(tag, n, inputs_for(prec_of(tag), n, 11), ctas)
+    chk = run.check()
+    run.close()
+    print(tag, n, ctas, chk.passed, chk.max_abs_error)
+    sys.exit(0 if chk.passed else 3)
+if len(sys.argv) > 1:  # the program ncu profiles: one launch per build at N = 8192
+    from cuda.bindings import driver as cu
+    inputs = {p: inputs_for(p, 8192, 5) for p in ("int8", "int4")}
+    for tag in BUILDS:
+        run = runner(tag, 8192, inputs[prec_of(tag)])
+        try:
+            for _ in range(3):
+                run.launch()
+            run.sync()
+            cu.cuProfilerStart(); run.launch(); run.sync(); cu.cuProfilerStop()
+        finally:
+            run.close()
+    sys.exit(0)
+
+OUT = Path(os.environ["OUT"])
+smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,clocks_event_reasons.sw_power_cap,"
+                        "temperature.gpu", "--format=csv,nounits", "-lms", "50"], stdout=open(W / "dev3_smi.csv", "w"),
+                       stderr=subprocess.DEVNULL, start_new_session=True)
+import atexit; atexit.register(smi.kill)
+
+
+def build(tag):
+    kernel, extra = BUILDS[tag][:2]
+    build_kernel(Path("kernels") / f"{kernel}.cu", kernel, "sm_90", tiling(tag).defines() + extra,
+                 W / f"{tag}.cubin", W / f"{tag}.json", W / f"{tag}.sass", W / f"{tag}.log")
+
+
+with ThreadPoolExecutor(10) as ex:
+    futs = [ex.submit(build, t) for t in BUILDS]
+    futs.append(ex.submit(build_kernel, Path("kernels/ceilings/wgmma_peak.cu"), "peak_wgmma_m64n256k16_f16_f32", "sm_90",
+                          ["-arch=sm_90a"], W / "ceil.cubin", W / "ceil.json", W / "ceil.sass", W / "ceil.log"))
+    for f in futs:
+        f.result()
+builds = {}
+for t in BUILDS:
+    sass = (W / f"{t}.sass").read_text()
+    builds[t] = {"defines": BUILDS[t][1], "EPI_TMA": BUILDS[t][2], "packed_stages": BUILDS[t][3], "smem_bytes": tiling(t).smem_bytes,
+                 "resources": json.loads((W / f"{t}.json").read_text()),
+                 **{op: sass.count(op) for op in ("IGMMA", "LDS.128", "STS.128", "FENCE.VIEW.ASYNC.S", "UTMASTG",
+                                                  "BAR.SYNC 0x3", "BAR.ARV 0x3", "STL", "LDL")}}
+(OUT / "dev3_builds.json").write_text(json.dumps(builds, indent=1))
+log("built", {t: (b["resources"]["registers"], b["resources"]["spill_store_bytes"], b["LDS.128"], b["STS.128"],
+                  b["FENCE.VIEW.ASYNC.S"]) for t, b in builds.items()})
+
+checks, rounds = [], []
+for n in CHECK_NS:
+    inputs = {p: inputs_for(p, n, 17) for p in ("int8", "int4")}
+    runs = {t: runner(t, n, inputs[prec_of(t)]) for t in BUILDS}
+    try:
+        for t, run in runs.items():
+            chk = run.check(None if n <= 2048 else sample_rows(n, 256, np.random.default_rng(3)))
+            checks.append({"build": t, "n": n, "ctas": run.sms, "rows": "all" if n <= 2048 else 256,
+                           "passed": bool(chk.passed), "max_abs_error": float(chk.max_abs_error)})
+            if not chk.passed:
+                log("CHECK FAILED", t, n, chk)
+        if n == 1024:  # 2 CTAs: 16 blocks each, every group boundary and block change
+            for t in BUILDS:
+                run2 = runner(t, n, inputs[prec_of(t)], ctas=2)
+                try:
+                    chk = run2.check()
+                finally:
+                    run2.close()
+                checks.append({"build": t, "n": n, "ctas": 2, "rows": "all", "passed": bool(chk.passed),
+                               "max_abs_error": float(chk.max_abs_error)})
+                if not chk.passed:
+                    log("CHECK FAILED (2 CTAs)", t, n, chk)
+        if n in TIME_NS:
+            ops = gemm_ops(n, n, n)
+            order = [t for t in BUILDS if all(c["passed"] for c in checks if c["build"] == t)]
+            for r in range(5):
+                k = r % len(order)
+                for t in order[k:] + order[:k]:
+                    time.sleep(0.5)
+                    m = runs[t].time(10, 50).median_ns
+                    rounds.append({"build": t, "n": n, "round": r, "median_ns": m, "rate": ops / m / 1e3,
+                                   "t": round(time.time() - T0, 2)})
+            log(n, {t: round(float(np.median([x["rate"] for x in rounds if x["build"] == t and x["n"] == n])), 1)
+                    for t in order})
+    finally:
+        for run in runs.values():
+            run.close()
+    del inputs
+    (OUT / "dev3_checks.json").write_text(json.dumps(checks, indent=1))
+    (OUT / "dev3_rounds.json").write_text(json.dumps(rounds, indent=1))
+log("checks", sum(c["passed"] for c in checks), "of", len(checks))
+from analysis.gpu.references import wgmma_ceilings
+rows = wgmma_ceilings(W / "ceil.cubin", 10, 50)
+(OUT / "dev3_ceilings.json").write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1, default=str))
+log("ceilings", [(r.name, round(r.rate, 1)) for r in rows])
+time.sleep(0.5)
+smi.terminate()
+
+san = str(find_tool("compute-sanitizer")); res = []
+for tag in SANITIZE:
+    for tool in ("memcheck", "racecheck"):
+        cmd = [san, "--tool", tool, "--error-exitcode", "1", sys.executable, str(Path(__file__).resolve()), "check", tag,
+               "1024", "2"]
+        t0 = time.time()
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=150); rc = p.returncode; txt = p.stdout + p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc = "timeout"; txt = str(e)
+        res.append({"build": tag, "tool": tool, "n": 1024, "ctas": 2, "rc": rc, "wall_s": round(time.time() - t0, 1),
+                    "tail": txt[-600:]})
+        log(tag, tool, rc, f"{time.time()-t0:.1f}s")
+        (OUT / "dev3_sanitize.json").write_text(json.dumps(res, indent=1))
+
+ncu = str(find_tool("ncu"))
+M = ("gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,"
+     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,"
+     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed,"
+     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,"
+     "smsp__inst_executed.sum")
+cmd = [ncu, "--clock-control", "none", "--profile-from-start", "off", "--metrics", M, "--force-overwrite", "--export",
+       str(W / "dev3_ncu"), sys.executable, str(Path(__file__).resolve()), "profile"]
+p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+(W / "dev3_ncu.log").write_text(f"$ {' '.join(cmd)}\nrc={p.returncode}\n{p.stdout[-4000:]}{p.stderr[-4000:]}\n")
+log("ncu", p.returncode)
+if (W / "dev3_ncu.ncu-rep").exists():
+    q = subprocess.run([ncu, "--import", str(W / "dev3_ncu.ncu-rep"), "--csv", "--page", "raw", "--metrics", M],
+                       capture_output=True, text=True)
+    (OUT / "dev3_ncu.csv").write_text(q.stdout)
+subprocess.run(f"cd {W} && tar cJf {OUT}/dev3_extra.tar.xz dev3_smi.csv dev3_ncu.log $(ls dev3_ncu.ncu-rep 2>/dev/null) *.sass *.log",
+               shell=True)
+log("done")
