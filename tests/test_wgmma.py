@@ -532,3 +532,78 @@ def test_unpack_groups_need_the_persistent_build(tmp_path):
                          t.defines() + defines, tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass",
                          tmp_path / "k.log")
         assert message in (tmp_path / "k.log").read_text()
+
+
+def packed_ring_tiling(t: Tiling, packed: int, slots: int = 0) -> Tiling:
+    """``t`` with ``packed`` packed stages beside its INT8 B stages (PACKED_STAGES of
+    kernels/int4_wgmma.cuh): the shared memory that layout takes, with ``slots`` C slots per
+    consumer warpgroup (EPI_TMA, 8 KiB each)."""
+    smem = (t.stages * t.block_n * 2 * t.block_k_bytes + packed * (t.block_m + t.block_n) * t.block_k_bytes
+            + 1024 + 2 * slots * 8192)
+    return dataclasses.replace(t, smem_bytes=smem)
+
+
+def test_packed_ring_deeper_than_the_int8_b_ring(built, tmp_path):
+    """PACKED_STAGES equal to the stages is the registered layout (the same SASS as the registry's
+    build). With 5 or 6 packed stages beside the 4 INT8 B stages the kernel lays out exactly the
+    shared memory computed above (the launcher's static_assert against tiling.smem_bytes), keeps
+    the registered kernel's wgmma and copies, and spills nothing with UNPACK_BASE_ADDR; within the
+    H200's 232448 bytes per block with C slots too (5 packed stages, EPI_TMA=2). Groups of K
+    tiles are refused with a ring of its own, at compile time."""
+    kernel = "int4_wgmma_persistent"
+    t = tiling_from_config(CONFIG, kernel)
+    mmas, copies = SASS_COUNTS[kernel]
+    cases = {"same": (t, ["-DPACKED_STAGES=4"]),
+             "p5": (packed_ring_tiling(t, 5), ["-DPACKED_STAGES=5", "-DUNPACK_BASE_ADDR=1"]),
+             "p6": (packed_ring_tiling(t, 6), ["-DPACKED_STAGES=6", "-DUNPACK_BASE_ADDR=1"]),
+             "p5_tma2": (packed_ring_tiling(t, 5, 2), ["-DPACKED_STAGES=5", "-DUNPACK_BASE_ADDR=1", "-DEPI_TMA=2"])}
+    for tag, (tiling, defines) in cases.items():
+        usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + defines,
+                             tmp_path / f"{tag}.cubin", tmp_path / f"{tag}.json", tmp_path / f"{tag}.sass",
+                             tmp_path / f"{tag}.log")
+        sass = (tmp_path / f"{tag}.sass").read_text()
+        assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0, tag
+        assert len(re.findall(WGMMA[kernel], sass)) == mmas and len(re.findall(r"UTMALDG\.2D", sass)) == copies, tag
+        assert tiling.smem_bytes + usage.shared_bytes <= 232448, tag
+        if tag == "same":
+            assert sass == built[kernel][1]
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90",
+                     packed_ring_tiling(t, 6).defines() + ["-DPACKED_STAGES=6", "-DUNPACK_GROUP=2", "-DUNPACK_BASE_ADDR=1"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "PACKED_STAGES other than STAGES: one K tile at a time" in (tmp_path / "k.log").read_text()
+    # the launcher refuses a registry smem_bytes that is not the layout's
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DPACKED_STAGES=6"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "tiling.smem_bytes in the registry differs" in (tmp_path / "k.log").read_text()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("packed, slots", [(6, 0), (5, 2)])
+def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots):
+    """With a packed ring of its own (PACKED_STAGES; C through the copy engine for 5 stages) the
+    INT4 kernel is exact at every configured N on an sm_90 GPU, all of C checked, and on 2 CTAs
+    at N = 1024 (16 blocks each: both rings wrap several times within a CTA)."""
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
+    from analysis.gpu.harness import GemmRunner
+
+    kernel = "int4_wgmma_persistent"
+    arch = detect_gpu().arch
+    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
+        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
+    t = packed_ring_tiling(tiling_from_config(CONFIG, kernel), packed, slots)
+    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch,
+                  t.defines() + [f"-DPACKED_STAGES={packed}", "-DUNPACK_BASE_ADDR=1", f"-DEPI_TMA={slots}"],
+                  tmp_path / "k.cubin", tmp_path / "k.json")
+    for n, ctas in [(n, None) for n in CONFIG["sizes"]] + [(1024, 2)]:
+        run = GemmRunner(tmp_path / "k.cubin", kernel, "int4", t, n, n, n, seed=n,
+                         **kernel_options(CONFIG["kernels"][kernel]))
+        try:
+            if ctas:
+                run.sms = ctas  # the persistent grid's CTA count (Tiling.grid)
+            chk = run.check()
+        finally:
+            run.close()
+        assert chk.passed, (n, ctas, chk)
