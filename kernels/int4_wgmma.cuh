@@ -33,7 +33,9 @@
 // Barriers per stage: packed_full (TMA bytes), packed_empty (4 producer warps, done
 // unpacking B, + 8 consumer warps, done reading A), b_full (4 producer warps), b_empty (8
 // consumer warps, their wgmma on the INT8 B complete). Shared memory: STAGES x (INT8 B +
-// packed A + packed B) + 1024 bytes of alignment slack.
+// packed A + packed B) + 1024 bytes of alignment slack; with PACKED_STAGES = P other than
+// STAGES, STAGES INT8 B tiles then P x (packed A + packed B), packed_full and packed_empty per
+// packed stage, b_full and b_empty per INT8 B stage.
 //
 // PERSISTENT=1 (int4_wgmma_persistent; the harness's Tiling.grid): the grid is (1, P), P the
 // SM count or the blocks of C if fewer, and each CTA loops over blocks of C in the order of
@@ -289,7 +291,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
   if (wgroup == 0) {
     hopper::setmaxnreg_dec<kProducerRegs>();
     // Thread 0 copies packed tile `next` into its stage once the stage is free: tiles 0 ..
-    // kStages - 1 at first, then, after unpacking tile it, tile it + kStages into tile it's
+    // kPackedStages - 1 at first, then, after unpacking tile it, tile it + kPackedStages into tile it's
     // stage as soon as the consumers have read its A (they read A before waiting for B, so
     // this seldom waits). Measured against copying before the unpacking, and against copying
     // only into stages already free (non-blocking), in docs/perf-notes.md.
