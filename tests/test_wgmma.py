@@ -517,6 +517,10 @@ def test_unpack_groups_read_both_tiles_before_writing(built, tmp_path):
                    len(re.findall(r"FENCE\.VIEW\.ASYNC\.S", s))) for tag, s in sass.items()}
     assert count["off"][:2] == count["base"][:2] == (4, 8)
     assert count["g2"][:2] == count["g2e"][:2] == (8, 16)
+    for tag in ("g2", "g2e"):  # every load of the group before its first store
+        loads = [m.start() for m in re.finditer(r"\bLDS\.128\b", sass[tag])]
+        stores = [m.start() for m in re.finditer(r"\bSTS\.128\b", sass[tag])]
+        assert max(loads) < min(stores), tag
     assert count["g2e"][2] == count["g2"][2] + 1 == count["off"][2] + 1
 
 
