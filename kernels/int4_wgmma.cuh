@@ -69,9 +69,9 @@
 // loads of one tile wait under the other's; G = 1 unpacks one tile at a time. UNPACK_EARLY=1
 // (with G = 2): each tile's INT8 B is fenced and released as soon as it is written, not after
 // the group's last tile. Both are for the persistent build (whose tile counts are even).
-// Measured on an H200 at N = 8192: 0.834x and 0.759x the registered kernel, since a group's
-// first tile then waits for the second tile's copy (docs/perf-notes.md); UNPACK_BASE_ADDR
-// alone 1.009x.
+// Measured on an H200 at N = 8192: 0.834x and 0.759x the registered kernel; their profile
+// shows a group's first tile waiting for the second tile's copy (docs/perf-notes.md).
+// UNPACK_BASE_ADDR alone: 1.009x.
 #ifndef UNPACK_GROUP
 #define UNPACK_GROUP 1
 #endif
