@@ -326,14 +326,14 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
     if (threadIdx.x == 0)
       while (next < total && next < kPackedStages) copy_next();
     // The INT8 B of the group's tiles g0 .. g1 written: fence it to the async proxy (wgmma reads
-    // it) and release it.
-    auto release_b = [&](int it, int g0, int g1) {
+    // it) and release it and its packed stage (`packed0` with kSplitRings, one tile a group).
+    auto release_b = [&](int it, int g0, int g1, int packed0) {
       hopper::fence_proxy_async_shared();  // the INT8 B, written by st.shared, is read by wgmma
       __syncwarp();
       if (lane == 0) {
         for (int g = g0; g <= g1; ++g) {
           hopper::mbarrier_arrive(&b_full[(it + g) % kStages]);
-          hopper::mbarrier_arrive(&packed_empty[(it + g) % kStages]);
+          hopper::mbarrier_arrive(&packed_empty[kSplitRings ? packed0 : (it + g) % kStages]);
         }
       }
     };
@@ -341,26 +341,15 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
     for (int it = 0; it < total; it += kGroup) {
       const uint32_t phase = (it / kStages) & 1;  // one phase for the group (static_assert above)
       uint4 q[kGroup][kItems];
-      if constexpr (kSplitRings) {
+      if constexpr (kGroup == 1) {
         const int s = it % kStages;
-        hopper::mbarrier_wait(&packed_full[unpack_pos.stage], unpack_pos.phase);
+        const int ps = kSplitRings ? unpack_pos.stage : s;
+        hopper::mbarrier_wait(&packed_full[ps], kSplitRings ? unpack_pos.phase : phase);
         hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
-        unpack_load(q[0], packed_b(unpack_pos.stage), threadIdx.x);
+        unpack_load(q[0], packed_b(ps), threadIdx.x);
         unpack_store(s8_b(s), q[0], threadIdx.x);
-        hopper::fence_proxy_async_shared();  // the INT8 B, written by st.shared, is read by wgmma
-        __syncwarp();
-        if (lane == 0) {
-          hopper::mbarrier_arrive(&b_full[s]);
-          hopper::mbarrier_arrive(&packed_empty[unpack_pos.stage]);
-        }
-        unpack_pos.advance();
-      } else if constexpr (kGroup == 1) {
-        const int s = it % kStages;
-        hopper::mbarrier_wait(&packed_full[s], phase);
-        hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
-        unpack_load(q[0], packed_b(s), threadIdx.x);
-        unpack_store(s8_b(s), q[0], threadIdx.x);
-        release_b(it, 0, 0);
+        release_b(it, 0, 0, ps);
+        if constexpr (kSplitRings) unpack_pos.advance();
       } else {
 #pragma unroll
         for (int g = 0; g < kGroup; ++g) {
@@ -372,9 +361,9 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
           const int s = (it + g) % kStages;
           hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it + g - kStages are done
           unpack_store(s8_b(s), q[g], threadIdx.x);
-          if (UNPACK_EARLY) release_b(it, g, g);
+          if (UNPACK_EARLY) release_b(it, g, g, 0);
         }
-        if (!UNPACK_EARLY) release_b(it, 0, kGroup - 1);
+        if (!UNPACK_EARLY) release_b(it, 0, kGroup - 1, 0);
       }
 #pragma unroll
       for (int g = 0; g < kGroup; ++g)
