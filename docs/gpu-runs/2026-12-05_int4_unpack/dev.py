@@ -1,7 +1,8 @@
 """Development call: the INT4 producer's unpacking in groups of two K tiles (build parameters
 UNPACK_GROUP, UNPACK_EARLY and UNPACK_BASE_ADDR of kernels/int4_wgmma.cuh), and the INT8
 consumer lag given at every block (../2026-12-05_consumer_lag/lag_each_block.patch, on top of
-epi_clocks.patch there; both applied to the device's copy of the tree before this runs).
+epi_clocks.patch there; for the first call both applied to the device's copy of the tree before
+this runs).
 
 Why INT4: in the committed set's report of int4_wgmma_persistent at N = 8192 the consumer
 warps spent 29 % of their PC samples waiting for the INT8 B (the b_full mbarrier) and almost
@@ -21,9 +22,23 @@ as the workflow times (10 warm-ups, 50 launches, 0.5 s idle before each) in rota
 memcheck and racecheck of i4_g2 and i4_g2e at N = 1024 on 2 CTAs; one ncu process (clock
 control none) taking one launch of each build at N = 8192.
 
+DEV_CALL=2 (the second call, files dev2_*): the registered INT4 kernel, UNPACK_BASE_ADDR,
+EPI_TMA=4, both, and int8_wgmma_serpentine; i4_b1_tma4 sanitized. The machine ran it as this
+script rewritten by `dev2.patch` (against this file as of the first call); the mode gives the
+same builds and files.
+
+DEV_CALL=3 (prepared, not run; files dev3_*): the packed tiles of int4_wgmma_persistent in a ring
+of their own, deeper than the ring of INT8 B tiles (build parameter PACKED_STAGES). The first call
+found that holding a tile's INT8 B back behind the next tile's copy costs directly: a copy of tile
+t + 4 goes out only when tile t's stage is free. With P packed stages beside the 4 INT8 B stages,
+the copy of tile t + P goes out at the same moment. Builds (with UNPACK_BASE_ADDR, which
+PACKED_STAGES needs to stay within the producer's registers, except the first two): i4, i4_tma4,
+i4_p5 and i4_p6 (5 and 6 packed stages: 185 and 209 KiB), i4_p5_tma2 (5 packed stages and
+EPI_TMA=2: 217 KiB) and i8_serp for the INT4 / INT8 ratio; i4_p6 and i4_p5_tma2 sanitized.
+
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py profile` (the program ncu runs), `python dev.py check TAG N CTAS` (one full
-check, the program compute-sanitizer runs)."""
+check, the program compute-sanitizer runs); each with DEV_CALL as the call's."""
 import dataclasses, json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -37,18 +52,31 @@ from analysis.gpu.harness.runner import GemmRunner
 from analysis.precision import gemm_ops, precision_of
 from analysis.tools import find_tool
 
-W = Path("/tmp/wdev"); W.mkdir(exist_ok=True)
+CALL = os.environ.get("DEV_CALL", "1")
+PFX = "dev" if CALL == "1" else f"dev{CALL}"
+W = Path(f"/tmp/w{PFX}"); W.mkdir(exist_ok=True)
 CFG = yaml.safe_load(open("config/config.yaml"))
 I4, I8 = "int4_wgmma_persistent", "int8_wgmma_lag"
-G2 = ["-DUNPACK_GROUP=2", "-DUNPACK_BASE_ADDR=1"]
-# tag: (kernel, extra defines, EPI_TMA slots per consumer warpgroup)
-BUILDS = {"i4": (I4, [], 0), "i4_b1": (I4, ["-DUNPACK_BASE_ADDR=1"], 0), "i4_g2": (I4, G2, 0),
-          "i4_g2e": (I4, G2 + ["-DUNPACK_EARLY=1"], 0), "i4_g2_tma4": (I4, G2 + ["-DEPI_TMA=4"], 4),
-          "i4_g2e_tma4": (I4, G2 + ["-DUNPACK_EARLY=1", "-DEPI_TMA=4"], 4),
-          "i8_serp": ("int8_wgmma_serpentine", [], 0),
-          "i8_eb1": (I8, ["-DCONSUMER_LAG=1", "-DCONSUMER_LAG_EACH_BLOCK=1"], 0),
-          "i8_eb2": (I8, ["-DCONSUMER_LAG=2", "-DCONSUMER_LAG_EACH_BLOCK=1"], 0)}
-SANITIZE = ("i4_g2", "i4_g2e")
+B1 = ["-DUNPACK_BASE_ADDR=1"]
+G2 = ["-DUNPACK_GROUP=2"] + B1
+SERP = ("int8_wgmma_serpentine", [], 0)
+# tag: (kernel, extra defines, EPI_TMA slots per consumer warpgroup[, packed stages])
+if CALL == "1":
+    BUILDS = {"i4": (I4, [], 0), "i4_b1": (I4, B1, 0), "i4_g2": (I4, G2, 0),
+              "i4_g2e": (I4, G2 + ["-DUNPACK_EARLY=1"], 0), "i4_g2_tma4": (I4, G2 + ["-DEPI_TMA=4"], 4),
+              "i4_g2e_tma4": (I4, G2 + ["-DUNPACK_EARLY=1", "-DEPI_TMA=4"], 4), "i8_serp": SERP,
+              "i8_eb1": (I8, ["-DCONSUMER_LAG=1", "-DCONSUMER_LAG_EACH_BLOCK=1"], 0),
+              "i8_eb2": (I8, ["-DCONSUMER_LAG=2", "-DCONSUMER_LAG_EACH_BLOCK=1"], 0)}
+    SANITIZE = ("i4_g2", "i4_g2e")
+elif CALL == "2":
+    BUILDS = {"i4": (I4, [], 0), "i4_b1": (I4, B1, 0), "i4_tma4": (I4, ["-DEPI_TMA=4"], 4),
+              "i4_b1_tma4": (I4, B1 + ["-DEPI_TMA=4"], 4), "i8_serp": SERP}
+    SANITIZE = ("i4_b1_tma4",)
+else:
+    BUILDS = {"i4": (I4, [], 0), "i4_tma4": (I4, ["-DEPI_TMA=4"], 4),
+              "i4_p5": (I4, B1 + ["-DPACKED_STAGES=5"], 0, 5), "i4_p6": (I4, B1 + ["-DPACKED_STAGES=6"], 0, 6),
+              "i4_p5_tma2": (I4, B1 + ["-DPACKED_STAGES=5", "-DEPI_TMA=2"], 2, 5), "i8_serp": SERP}
+    SANITIZE = ("i4_p6", "i4_p5_tma2")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
@@ -63,9 +91,11 @@ def prec_of(tag):
 
 
 def tiling(tag):
-    kernel, _, slots = BUILDS[tag]
+    kernel, _, slots, *packed = BUILDS[tag]
     t = tiling_from_config(CFG, kernel)
-    return dataclasses.replace(t, smem_bytes=t.smem_bytes + 2 * slots * 8192)
+    smem = t.smem_bytes if not packed else t.stages * t.block_n * 2 * t.block_k_bytes + packed[0] * (
+        t.block_m + t.block_n) * t.block_k_bytes + 1024  # INT8 B stages, then the packed stages
+    return dataclasses.replace(t, smem_bytes=smem + 2 * slots * 8192)
 
 
 def runner(tag, n, inputs, ctas=None):
@@ -103,13 +133,13 @@ if len(sys.argv) > 1:  # the program ncu profiles: one launch per build at N = 8
 
 OUT = Path(os.environ["OUT"])
 smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,clocks_event_reasons.sw_power_cap,"
-                        "temperature.gpu", "--format=csv,nounits", "-lms", "50"], stdout=open(W / "dev_smi.csv", "w"),
+                        "temperature.gpu", "--format=csv,nounits", "-lms", "50"], stdout=open(W / f"{PFX}_smi.csv", "w"),
                        stderr=subprocess.DEVNULL, start_new_session=True)
 import atexit; atexit.register(smi.kill)
 
 
 def build(tag):
-    kernel, extra, slots = BUILDS[tag]
+    kernel, extra = BUILDS[tag][:2]
     build_kernel(Path("kernels") / f"{kernel}.cu", kernel, "sm_90", tiling(tag).defines() + extra,
                  W / f"{tag}.cubin", W / f"{tag}.json", W / f"{tag}.sass", W / f"{tag}.log")
 
@@ -123,11 +153,11 @@ with ThreadPoolExecutor(10) as ex:
 builds = {}
 for t in BUILDS:
     sass = (W / f"{t}.sass").read_text()
-    builds[t] = {"defines": BUILDS[t][1], "EPI_TMA": BUILDS[t][2], "smem_bytes": tiling(t).smem_bytes,
+    builds[t] = {"defines": BUILDS[t][1], "EPI_TMA": BUILDS[t][2], "packed_stages": (BUILDS[t][3:] or [None])[0], "smem_bytes": tiling(t).smem_bytes,
                  "resources": json.loads((W / f"{t}.json").read_text()),
                  **{op: sass.count(op) for op in ("IGMMA", "LDS.128", "STS.128", "FENCE.VIEW.ASYNC.S", "UTMASTG",
                                                   "BAR.SYNC 0x3", "BAR.ARV 0x3", "STL", "LDL")}}
-(OUT / "dev_builds.json").write_text(json.dumps(builds, indent=1))
+(OUT / f"{PFX}_builds.json").write_text(json.dumps(builds, indent=1))
 log("built", {t: (b["resources"]["registers"], b["resources"]["spill_store_bytes"], b["LDS.128"], b["STS.128"],
                   b["FENCE.VIEW.ASYNC.S"]) for t, b in builds.items()})
 
@@ -169,12 +199,12 @@ for n in CHECK_NS:
         for run in runs.values():
             run.close()
     del inputs
-    (OUT / "dev_checks.json").write_text(json.dumps(checks, indent=1))
-    (OUT / "dev_rounds.json").write_text(json.dumps(rounds, indent=1))
+    (OUT / f"{PFX}_checks.json").write_text(json.dumps(checks, indent=1))
+    (OUT / f"{PFX}_rounds.json").write_text(json.dumps(rounds, indent=1))
 log("checks", sum(c["passed"] for c in checks), "of", len(checks))
 from analysis.gpu.references import wgmma_ceilings
 rows = wgmma_ceilings(W / "ceil.cubin", 10, 50)
-(OUT / "dev_ceilings.json").write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1, default=str))
+(OUT / f"{PFX}_ceilings.json").write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1, default=str))
 log("ceilings", [(r.name, round(r.rate, 1)) for r in rows])
 time.sleep(0.5)
 smi.terminate()
@@ -192,7 +222,7 @@ for tag in SANITIZE:
         res.append({"build": tag, "tool": tool, "n": 1024, "ctas": 2, "rc": rc, "wall_s": round(time.time() - t0, 1),
                     "tail": txt[-600:]})
         log(tag, tool, rc, f"{time.time()-t0:.1f}s")
-        (OUT / "dev_sanitize.json").write_text(json.dumps(res, indent=1))
+        (OUT / f"{PFX}_sanitize.json").write_text(json.dumps(res, indent=1))
 
 ncu = str(find_tool("ncu"))
 M = ("gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,"
@@ -201,14 +231,14 @@ M = ("gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_c
      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,"
      "smsp__inst_executed.sum")
 cmd = [ncu, "--clock-control", "none", "--profile-from-start", "off", "--metrics", M, "--force-overwrite", "--export",
-       str(W / "dev_ncu"), sys.executable, str(Path(__file__).resolve()), "profile"]
+       str(W / f"{PFX}_ncu"), sys.executable, str(Path(__file__).resolve()), "profile"]
 p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-(W / "dev_ncu.log").write_text(f"$ {' '.join(cmd)}\nrc={p.returncode}\n{p.stdout[-4000:]}{p.stderr[-4000:]}\n")
+(W / f"{PFX}_ncu.log").write_text(f"$ {' '.join(cmd)}\nrc={p.returncode}\n{p.stdout[-4000:]}{p.stderr[-4000:]}\n")
 log("ncu", p.returncode)
-if (W / "dev_ncu.ncu-rep").exists():
-    q = subprocess.run([ncu, "--import", str(W / "dev_ncu.ncu-rep"), "--csv", "--page", "raw", "--metrics", M],
+if (W / f"{PFX}_ncu.ncu-rep").exists():
+    q = subprocess.run([ncu, "--import", str(W / f"{PFX}_ncu.ncu-rep"), "--csv", "--page", "raw", "--metrics", M],
                        capture_output=True, text=True)
-    (OUT / "dev_ncu.csv").write_text(q.stdout)
-subprocess.run(f"cd {W} && tar cJf {OUT}/dev_extra.tar.xz dev_smi.csv dev_ncu.log $(ls dev_ncu.ncu-rep 2>/dev/null) *.sass *.log",
+    (OUT / f"{PFX}_ncu.csv").write_text(q.stdout)
+subprocess.run(f"cd {W} && tar cJf {OUT}/{PFX}_extra.tar.xz {PFX}_smi.csv {PFX}_ncu.log $(ls {PFX}_ncu.ncu-rep 2>/dev/null) *.sass *.log",
                shell=True)
 log("done")
