@@ -53,6 +53,8 @@
 #include "tuned_gemm.cuh"  // tuned::raster_block (RASTER), ptx:: shared-memory loads and stores
 #include "c_tma.cuh"
 
+// PRODUCER_WARPS: 4 (one producer warpgroup, the registered kernels) or 8 (two, 512 threads:
+// each producer thread unpacks half as many packed chunks a K tile). Not yet measured on a GPU.
 #ifndef PRODUCER_WARPS
 #define PRODUCER_WARPS 4
 #endif
@@ -122,15 +124,17 @@ constexpr int kEpiSlots = EPI_TMA;  // C slots per consumer warpgroup (c_tma.cuh
 constexpr int kSmemBytes = kEpiOffset + kConsumers * kEpiSlots * ctma::kSlotBytes + kAlign;
 constexpr int kSteps = kS8RowBytes / 32;                              // wgmma k32 steps per K tile
 constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kProducerThreads;  // packed 16-byte chunks per producer thread
-// Registers after setmaxnreg, 64512 of the SM's 65536 in both cases: 128 x 88 + 256 x 208
-// where a producer thread holds 8 packed chunks (BLOCK_N 256), 128 x 56 + 256 x 224 where
-// it holds 4 (BLOCK_N 128) and a consumer twice as many A registers.
-constexpr int kProducerRegs = kItems == 8 ? 88 : 56;
-constexpr int kConsumerRegs = kItems == 8 ? 208 : 224;
+// Registers after setmaxnreg: 128 x 88 + 256 x 208 (64512 of the SM's 65536) where a producer
+// thread holds 8 packed chunks (BLOCK_N 256), 128 x 56 + 256 x 224 (64512) where it holds 4
+// (BLOCK_N 128) and a consumer twice as many A registers, and 256 x 40 + 256 x 216 (65536, all
+// of them: 512 threads of 128 at entry) where two producer warpgroups hold 2 each.
+constexpr int kProducerGroups = PRODUCER_WARPS / 4;
+constexpr int kProducerRegs = kItems == 8 ? 88 : kItems == 4 ? 56 : 40;
+constexpr int kConsumerRegs = kItems == 8 ? 208 : kItems == 4 ? 224 : 216;
 
 static_assert(kPackedRowBytes == 64, "packed rows of 64 bytes (the 64-byte swizzle) unpack to one 128-byte row");
-static_assert(PRODUCER_WARPS == 4 && WARPS_N == 1 && kConsumerWarps % 4 == 0 && kRowsPerConsumer % 64 == 0,
-              "one producer warpgroup; WARPS_M = 4 per consumer warpgroup, each 64 x kHalves rows");
+static_assert((PRODUCER_WARPS == 4 || PRODUCER_WARPS == 8) && WARPS_N == 1 && kConsumerWarps % 4 == 0 && kRowsPerConsumer % 64 == 0,
+              "one or two producer warpgroups; WARPS_M = 4 per consumer warpgroup, each 64 x kHalves rows");
 static_assert((kBlockN == 128 && kHalves == 2) || (kBlockN == 256 && kHalves == 1),
               "128 accumulators per consumer thread: 2 x m64n128 or 1 x m64n256 per K step");
 static_assert(kBlockN * 4 % kProducerThreads == 0, "whole packed chunks per producer thread");
@@ -291,7 +295,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
   __syncthreads();
 
   // `it` counts the K tiles this CTA has gone through, over all its blocks of C.
-  if (wgroup == 0) {
+  if (wgroup < kProducerGroups) {
     hopper::setmaxnreg_dec<kProducerRegs>();
     // Thread 0 copies packed tile `next` into its stage once the stage is free: tiles 0 ..
     // kPackedStages - 1 at first, then, after unpacking tile it, tile it + kPackedStages into tile it's
@@ -371,7 +375,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
     }
   } else {
     hopper::setmaxnreg_inc<kConsumerRegs>();
-    const int c = wgroup - 1;
+    const int c = wgroup - kProducerGroups;
     const int row = c * kRowsPerConsumer + warp * 16 + lane / 4;  // + 64 h, + 8: this lane's A rows
     const int t = lane % 4;
     int32_t acc[kHalves][Mma::kAcc];

@@ -547,6 +547,21 @@ def packed_ring_tiling(t: Tiling, packed: int, slots: int = 0) -> Tiling:
     return dataclasses.replace(t, smem_bytes=smem)
 
 
+def build_int4_variant(tmp_path: Path, tag: str, tiling: Tiling, defines: list[str]):
+    """Build int4_wgmma_persistent with ``tiling`` and extra ``defines`` for sm_90 into
+    ``tmp_path``; assert that nothing spills and that its wgmma and TMA copies are the registered
+    build's (SASS_COUNTS). Returns its resource usage and SASS text."""
+    kernel = "int4_wgmma_persistent"
+    usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + defines,
+                         tmp_path / f"{tag}.cubin", tmp_path / f"{tag}.json", tmp_path / f"{tag}.sass",
+                         tmp_path / f"{tag}.log")
+    sass = (tmp_path / f"{tag}.sass").read_text()
+    mmas, copies = SASS_COUNTS[kernel]
+    assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0, tag
+    assert len(re.findall(WGMMA[kernel], sass)) == mmas and len(re.findall(r"UTMALDG\.2D", sass)) == copies, tag
+    return usage, sass
+
+
 def test_packed_ring_deeper_than_the_int8_b_ring(built, tmp_path):
     """PACKED_STAGES equal to the stages is the registered layout (the same SASS as the registry's
     build). With 5 or 6 packed stages beside the 4 INT8 B stages the kernel lays out exactly the
@@ -556,18 +571,12 @@ def test_packed_ring_deeper_than_the_int8_b_ring(built, tmp_path):
     tiles are refused with a ring of its own, at compile time."""
     kernel = "int4_wgmma_persistent"
     t = tiling_from_config(CONFIG, kernel)
-    mmas, copies = SASS_COUNTS[kernel]
     cases = {"same": (t, ["-DPACKED_STAGES=4"]),
              "p5": (packed_ring_tiling(t, 5), ["-DPACKED_STAGES=5", "-DUNPACK_BASE_ADDR=1"]),
              "p6": (packed_ring_tiling(t, 6), ["-DPACKED_STAGES=6", "-DUNPACK_BASE_ADDR=1"]),
              "p5_tma2": (packed_ring_tiling(t, 5, 2), ["-DPACKED_STAGES=5", "-DUNPACK_BASE_ADDR=1", "-DEPI_TMA=2"])}
     for tag, (tiling, defines) in cases.items():
-        usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + defines,
-                             tmp_path / f"{tag}.cubin", tmp_path / f"{tag}.json", tmp_path / f"{tag}.sass",
-                             tmp_path / f"{tag}.log")
-        sass = (tmp_path / f"{tag}.sass").read_text()
-        assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0, tag
-        assert len(re.findall(WGMMA[kernel], sass)) == mmas and len(re.findall(r"UTMALDG\.2D", sass)) == copies, tag
+        usage, sass = build_int4_variant(tmp_path, tag, tiling, defines)
         assert tiling.smem_bytes + usage.shared_bytes <= 232448, tag
         if tag == "same":
             assert sass == built[kernel][1]
@@ -583,12 +592,38 @@ def test_packed_ring_deeper_than_the_int8_b_ring(built, tmp_path):
     assert "tiling.smem_bytes in the registry differs" in (tmp_path / "k.log").read_text()
 
 
+def test_two_producer_warpgroups(built, tmp_path):
+    """PRODUCER_WARPS=8 gives the INT4 kernel two producer warpgroups (512 threads, 128
+    registers a thread at entry): each producer thread unpacks 2 packed chunks a K tile (2
+    LDS.128, 4 STS.128) instead of 4, the registers move as 256 x 40 + 256 x 216, nothing spills
+    (with C through the copy engine, and with a packed ring of its own, too), and the consumers'
+    wgmma and the copies are the registered build's. Other producer counts are refused at compile
+    time."""
+    kernel = "int4_wgmma_persistent"
+    t = dataclasses.replace(tiling_from_config(CONFIG, kernel), producer_warps=8)
+    assert t.threads == 512
+    cases = {"w8": (t, []), "w8_b1": (t, ["-DUNPACK_BASE_ADDR=1"]),
+             "w8_tma4": (dataclasses.replace(t, smem_bytes=t.smem_bytes + 2 * 4 * 8192), ["-DEPI_TMA=4"]),
+             "w8_p6": (packed_ring_tiling(t, 6), ["-DPACKED_STAGES=6", "-DUNPACK_BASE_ADDR=1"])}
+    for tag, (tiling, defines) in cases.items():
+        usage, sass = build_int4_variant(tmp_path, tag, tiling, defines)
+        assert usage.registers == 128, tag
+        assert (len(re.findall(r"\bLDS\.128\b", sass)), len(re.findall(r"\bSTS\.128\b", sass))) == (2, 4), tag
+        assert re.findall(r"USETMAXREG\.(\w+)\.CTAPOOL \w*,? ?(0x\w+)", sass) == [("TRY_ALLOC", "0xd8"), ("DEALLOC", "0x28")], tag
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90",
+                     dataclasses.replace(t, producer_warps=12).defines(), tmp_path / "k.cubin", tmp_path / "k.json",
+                     tmp_path / "k.sass", tmp_path / "k.log")
+    assert "one or two producer warpgroups" in (tmp_path / "k.log").read_text()
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("packed, slots", [(6, 0), (5, 2)])
-def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots):
-    """With a packed ring of its own (PACKED_STAGES; C through the copy engine for 5 stages) the
-    INT4 kernel is exact at every configured N on an sm_90 GPU, all of C checked, and on 2 CTAs
-    at N = 1024 (16 blocks each: both rings wrap several times within a CTA)."""
+@pytest.mark.parametrize("packed, slots, producer_warps", [(6, 0, 4), (5, 2, 4), (4, 0, 8), (4, 4, 8), (6, 0, 8)])
+def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots, producer_warps):
+    """With a packed ring of its own (PACKED_STAGES; C through the copy engine for 5 stages), or
+    with two producer warpgroups (PRODUCER_WARPS=8), the INT4 kernel is exact at every configured
+    N on an sm_90 GPU, all of C checked, and on 2 CTAs at N = 1024 (16 blocks each: both rings
+    wrap several times within a CTA)."""
     from analysis.gpu.build import compile_cubin
     from analysis.gpu.device import detect_gpu
     from analysis.gpu.harness import GemmRunner
@@ -597,7 +632,8 @@ def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots):
     arch = detect_gpu().arch
     if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
         pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
-    t = packed_ring_tiling(tiling_from_config(CONFIG, kernel), packed, slots)
+    t = packed_ring_tiling(dataclasses.replace(tiling_from_config(CONFIG, kernel), producer_warps=producer_warps),
+                           packed, slots)
     compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch,
                   t.defines() + [f"-DPACKED_STAGES={packed}", "-DUNPACK_BASE_ADDR=1", f"-DEPI_TMA={slots}"],
                   tmp_path / "k.cubin", tmp_path / "k.json")

@@ -34,7 +34,11 @@ t + 4 goes out only when tile t's stage is free. With P packed stages beside the
 the copy of tile t + P goes out at the same moment. Builds (with UNPACK_BASE_ADDR, which
 PACKED_STAGES needs to stay within the producer's registers, except the first two): i4, i4_tma4,
 i4_p5 and i4_p6 (5 and 6 packed stages: 185 and 209 KiB), i4_p5_tma2 (5 packed stages and
-EPI_TMA=2: 217 KiB) and i8_serp for the INT4 / INT8 ratio; i4_p6 and i4_p5_tma2 sanitized.
+EPI_TMA=2: 217 KiB) and i8_serp for the INT4 / INT8 ratio. Beside them, two producer warpgroups
+(PRODUCER_WARPS=8: each producer thread unpacks 2 packed chunks a tile instead of 4): i4_w8,
+i4_w8_tma4 (C through EPI_TMA=4) and i4_w8_p6 (with 6 packed stages). The two tell apart the
+packed tiles' arrival (the P builds) and the producer's unpacking time (the W8 builds) as what the
+consumers wait for. i4_p6, i4_p5_tma2, i4_w8_tma4 and i4_w8_p6 sanitized.
 
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py profile` (the program ncu runs), `python dev.py check TAG N CTAS` (one full
@@ -75,8 +79,10 @@ elif CALL == "2":
 else:
     BUILDS = {"i4": (I4, [], 0), "i4_tma4": (I4, ["-DEPI_TMA=4"], 4),
               "i4_p5": (I4, B1 + ["-DPACKED_STAGES=5"], 0, 5), "i4_p6": (I4, B1 + ["-DPACKED_STAGES=6"], 0, 6),
-              "i4_p5_tma2": (I4, B1 + ["-DPACKED_STAGES=5", "-DEPI_TMA=2"], 2, 5), "i8_serp": SERP}
-    SANITIZE = ("i4_p6", "i4_p5_tma2")
+              "i4_p5_tma2": (I4, B1 + ["-DPACKED_STAGES=5", "-DEPI_TMA=2"], 2, 5), "i8_serp": SERP,
+              "i4_w8": (I4, [], 0, None, 8), "i4_w8_tma4": (I4, ["-DEPI_TMA=4"], 4, None, 8),
+              "i4_w8_p6": (I4, B1 + ["-DPACKED_STAGES=6"], 0, 6, 8)}
+    SANITIZE = ("i4_p6", "i4_p5_tma2", "i4_w8_tma4", "i4_w8_p6")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
@@ -91,11 +97,12 @@ def prec_of(tag):
 
 
 def tiling(tag):
-    kernel, _, slots, *packed = BUILDS[tag]
+    kernel, _, slots, *more = BUILDS[tag]
+    packed, producer_warps = (more + [None, None])[:2]
     t = tiling_from_config(CFG, kernel)
-    smem = t.smem_bytes if not packed else t.stages * t.block_n * 2 * t.block_k_bytes + packed[0] * (
+    smem = t.smem_bytes if not packed else t.stages * t.block_n * 2 * t.block_k_bytes + packed * (
         t.block_m + t.block_n) * t.block_k_bytes + 1024  # INT8 B stages, then the packed stages
-    return dataclasses.replace(t, smem_bytes=smem + 2 * slots * 8192)
+    return dataclasses.replace(t, smem_bytes=smem + 2 * slots * 8192, producer_warps=producer_warps or t.producer_warps)
 
 
 def runner(tag, n, inputs, ctas=None):
@@ -153,7 +160,8 @@ with ThreadPoolExecutor(10) as ex:
 builds = {}
 for t in BUILDS:
     sass = (W / f"{t}.sass").read_text()
-    builds[t] = {"defines": BUILDS[t][1], "EPI_TMA": BUILDS[t][2], "packed_stages": (BUILDS[t][3:] or [None])[0], "smem_bytes": tiling(t).smem_bytes,
+    builds[t] = {"defines": BUILDS[t][1], "EPI_TMA": BUILDS[t][2], "packed_stages": (BUILDS[t][3:] or [None])[0],
+                 "producer_warps": tiling(t).producer_warps, "smem_bytes": tiling(t).smem_bytes,
                  "resources": json.loads((W / f"{t}.json").read_text()),
                  **{op: sass.count(op) for op in ("IGMMA", "LDS.128", "STS.128", "FENCE.VIEW.ASYNC.S", "UTMASTG",
                                                   "BAR.SYNC 0x3", "BAR.ARV 0x3", "STL", "LDL")}}
