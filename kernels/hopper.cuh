@@ -131,6 +131,40 @@ __device__ __forceinline__ void tma_load_2d_multicast(void* dst, const TensorMap
       : "memory");
 }
 
+// ---- L2 eviction priority (PTX ISA "createpolicy", ".L2::cache_hint") ----------------------
+// kind 1: evict_first (the lines a copy brings in are the first candidates to leave L2), 2:
+// evict_last (the last); a policy covers every access it is given to (fraction 1.0).
+template <int kind>
+__device__ __forceinline__ uint64_t l2_policy() {
+  static_assert(kind == 1 || kind == 2, "l2_policy: 1 (evict_first) or 2 (evict_last)");
+  uint64_t policy;
+  if constexpr (kind == 1) {
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  } else {
+    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+  }
+  return policy;
+}
+
+// tma_load_2d and tma_load_2d_multicast under the L2 cache policy `policy` (l2_policy).
+__device__ __forceinline__ void tma_load_2d_hint(void* dst, const TensorMap* map, int32_t c0, int32_t c1, uint64_t* bar,
+                                                 uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n"
+      ::"r"(smem_u32(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_u32(bar)), "l"(policy)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_2d_multicast_hint(void* dst, const TensorMap* map, int32_t c0, int32_t c1,
+                                                           uint64_t* bar, uint16_t cta_mask, uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+      ".L2::cache_hint [%0], [%1, {%2, %3}], [%4], %5, %6;\n"
+      ::"r"(smem_u32(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_u32(bar)),
+      "h"(cta_mask), "l"(policy)
+      : "memory");
+}
+
 // Copy shared memory at `src` to the box of `map` at (c0, c1) in global memory (the reverse of
 // tma_load_2d; the map's swizzle gives the shared-memory layout), in this thread's current
 // bulk async-group. The source's generic-proxy writes must be ordered before it by

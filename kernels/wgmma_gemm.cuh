@@ -77,6 +77,18 @@
 #define CONSUMER_LAG 0
 #endif
 
+// L2_POLICY_A, L2_POLICY_B: the L2 eviction priority of the lines each operand's copies bring in
+// (0: no hint, 1: evict_first, 2: evict_last; hopper::l2_policy). Meant for the persistent
+// kernels' DRAM reads: a raster group's waves share their A panels, while each B panel is read
+// by one wave only, so B's lines marked first to go may leave A's panels in L2 for the next wave.
+// Not yet measured on a GPU.
+#ifndef L2_POLICY_A
+#define L2_POLICY_A 0
+#endif
+#ifndef L2_POLICY_B
+#define L2_POLICY_B 0
+#endif
+
 namespace wg {
 
 constexpr int kBlockM = BLOCK_M;
@@ -120,6 +132,8 @@ static_assert(kRaster % kClusterM == 0, "RASTER: whole clusters per rasterisatio
 static_assert(!kSerpentine || kPersistent, "K_SERPENTINE reverses K in a CTA's odd-numbered blocks: PERSISTENT only");
 static_assert(kLag >= 0 && kLag < kStages, "CONSUMER_LAG: 0 or fewer K tiles than the pipeline's stages");
 static_assert(kLag == 0 || kConsumers == 2, "CONSUMER_LAG: the second of two consumer warpgroups lags the first");
+static_assert(L2_POLICY_A >= 0 && L2_POLICY_A <= 2 && L2_POLICY_B >= 0 && L2_POLICY_B <= 2,
+              "L2_POLICY_A, L2_POLICY_B: 0 (no hint), 1 (evict_first) or 2 (evict_last)");
 static_assert(kTileBPart % kAlign == 0, "each CTA's part of B keeps the swizzle's 1024-byte alignment");
 
 }  // namespace wg
@@ -288,6 +302,9 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
   if (wgroup == 0) {
     hopper::setmaxnreg_dec<kProducerRegs>();
     if (threadIdx.x == 0) {
+      [[maybe_unused]] uint64_t policy_a = 0, policy_b = 0;
+      if constexpr (L2_POLICY_A != 0) policy_a = hopper::l2_policy<L2_POLICY_A>();
+      if constexpr (L2_POLICY_B != 0) policy_b = hopper::l2_policy<L2_POLICY_B>();
       int it = 0;
       for (int t = tiles.first; t < tiles.count; t += tiles.stride) {
         const tuned::BlockCoord blk = tiles.block(t);
@@ -301,14 +318,28 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
           hopper::mbarrier_wait(&empty[s], parity);
           uint8_t* tile = smem + s * kStageBytes;
           hopper::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
-          hopper::tma_load_2d(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s]);
+          if constexpr (L2_POLICY_A != 0) {
+            hopper::tma_load_2d_hint(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s], policy_a);
+          } else {
+            hopper::tma_load_2d(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s]);
+          }
           if constexpr (kClusterM == 1) {
-            hopper::tma_load_2d(tile + kTileA, &wgmma_tma_b, kt * kBlockKBytes, blk.n * kBlockN, &full[s]);
+            if constexpr (L2_POLICY_B != 0) {
+              hopper::tma_load_2d_hint(tile + kTileA, &wgmma_tma_b, kt * kBlockKBytes, blk.n * kBlockN, &full[s],
+                                       policy_b);
+            } else {
+              hopper::tma_load_2d(tile + kTileA, &wgmma_tma_b, kt * kBlockKBytes, blk.n * kBlockN, &full[s]);
+            }
           } else {
             // this CTA's 1 / kClusterM of the shared B tile, into the same stage of every CTA
-            hopper::tma_load_2d_multicast(tile + kTileA + tiles.rank * kTileBPart, &wgmma_tma_b, kt * kBlockKBytes,
-                                          blk.n * kBlockN + tiles.rank * (kBlockN / kClusterM), &full[s],
-                                          static_cast<uint16_t>((1u << kClusterM) - 1));
+            uint8_t* part = tile + kTileA + tiles.rank * kTileBPart;
+            const int32_t row = blk.n * kBlockN + tiles.rank * (kBlockN / kClusterM);
+            const auto mask = static_cast<uint16_t>((1u << kClusterM) - 1);
+            if constexpr (L2_POLICY_B != 0) {
+              hopper::tma_load_2d_multicast_hint(part, &wgmma_tma_b, kt * kBlockKBytes, row, &full[s], mask, policy_b);
+            } else {
+              hopper::tma_load_2d_multicast(part, &wgmma_tma_b, kt * kBlockKBytes, row, &full[s], mask);
+            }
           }
         }
       }

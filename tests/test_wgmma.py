@@ -647,3 +647,36 @@ def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots, p
         finally:
             run.close()
         assert chk.passed, (n, ctas, chk)
+
+
+def test_l2_policies_mark_only_the_chosen_operand(built, tmp_path):
+    """L2_POLICY_A / L2_POLICY_B (kernels/wgmma_gemm.cuh) put an L2 cache policy on one operand's
+    TMA copies: in the SASS the policy is the copy's `desc[...]` operand. No registered kernel
+    carries one; with L2_POLICY_B=1 only the B copy (multicast in the cluster kernels) does, with
+    L2_POLICY_A=2 only the A copy, with both each; the wgmma, registers and the absence of spills
+    stay those of the registered build. A policy other than 0-2 is refused at compile time."""
+    for name in WGMMA:
+        if name.startswith("int4"):
+            continue
+        copies = re.findall(r"UTMALDG\.2D[^;]*;", built[name][1])
+        assert copies and not any("desc[" in c for c in copies), name
+    kernel = "int8_wgmma_serpentine"
+    t = tiling_from_config(CONFIG, kernel)
+    hinted = {}
+    for tag, defines in {"b_first": ["-DL2_POLICY_B=1"], "a_last": ["-DL2_POLICY_A=2"],
+                         "both": ["-DL2_POLICY_A=2", "-DL2_POLICY_B=1"]}.items():
+        usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + defines,
+                             tmp_path / f"{tag}.cubin", tmp_path / f"{tag}.json", tmp_path / f"{tag}.sass",
+                             tmp_path / f"{tag}.log")
+        sass = (tmp_path / f"{tag}.sass").read_text()
+        assert usage.spill_store_bytes == usage.spill_load_bytes == 0 and usage.registers == built[kernel][0].registers
+        assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0], tag
+        # the serpentine kernel's copies: A unicast, its part of B multicast to the cluster
+        hinted[tag] = sorted(("B" if m.group(1) else "A", "desc[" in m.group(0))
+                             for m in re.finditer(r"UTMALDG\.2D(\.MULTICAST)?[^;]*;", sass))
+    assert hinted == {"b_first": [("A", False), ("B", True)], "a_last": [("A", True), ("B", False)],
+                      "both": [("A", True), ("B", True)]}
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DL2_POLICY_B=3"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "L2_POLICY_A, L2_POLICY_B: 0 (no hint)" in (tmp_path / "k.log").read_text()

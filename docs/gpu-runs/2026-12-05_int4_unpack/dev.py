@@ -38,7 +38,9 @@ EPI_TMA=2: 217 KiB) and i8_serp for the INT4 / INT8 ratio. Beside them, two prod
 (PRODUCER_WARPS=8: each producer thread unpacks 2 packed chunks a tile instead of 4): i4_w8,
 i4_w8_tma4 (C through EPI_TMA=4) and i4_w8_p6 (with 6 packed stages). The two tell apart the
 packed tiles' arrival (the P builds) and the producer's unpacking time (the W8 builds) as what the
-consumers wait for. i4_p6, i4_p5_tma2, i4_w8_tma4 and i4_w8_p6 sanitized.
+consumers wait for. And INT8 with L2 cache policies on its copies (L2_POLICY_A / L2_POLICY_B of
+kernels/wgmma_gemm.cuh): i8_bf (B's lines evict_first), i8_al (A's evict_last), i8_al_bf (both),
+all else int8_wgmma_serpentine's. i4_p6, i4_p5_tma2, i4_w8_tma4, i4_w8_p6 and i8_al_bf sanitized.
 
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py profile` (the program ncu runs), `python dev.py check TAG N CTAS` (one full
@@ -81,8 +83,11 @@ else:
               "i4_p5": (I4, B1 + ["-DPACKED_STAGES=5"], 0, 5), "i4_p6": (I4, B1 + ["-DPACKED_STAGES=6"], 0, 6),
               "i4_p5_tma2": (I4, B1 + ["-DPACKED_STAGES=5", "-DEPI_TMA=2"], 2, 5), "i8_serp": SERP,
               "i4_w8": (I4, [], 0, None, 8), "i4_w8_tma4": (I4, ["-DEPI_TMA=4"], 4, None, 8),
-              "i4_w8_p6": (I4, B1 + ["-DPACKED_STAGES=6"], 0, 6, 8)}
-    SANITIZE = ("i4_p6", "i4_p5_tma2", "i4_w8_tma4", "i4_w8_p6")
+              "i4_w8_p6": (I4, B1 + ["-DPACKED_STAGES=6"], 0, 6, 8),
+              "i8_bf": ("int8_wgmma_serpentine", ["-DL2_POLICY_B=1"], 0),
+              "i8_al": ("int8_wgmma_serpentine", ["-DL2_POLICY_A=2"], 0),
+              "i8_al_bf": ("int8_wgmma_serpentine", ["-DL2_POLICY_A=2", "-DL2_POLICY_B=1"], 0)}
+    SANITIZE = ("i4_p6", "i4_p5_tma2", "i4_w8_tma4", "i4_w8_p6", "i8_al_bf")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
@@ -237,7 +242,7 @@ M = ("gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_c
      "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,"
      "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed,"
      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,"
-     "smsp__inst_executed.sum")
+     "smsp__inst_executed.sum,lts__t_sector_hit_rate.pct")
 cmd = [ncu, "--clock-control", "none", "--profile-from-start", "off", "--metrics", M, "--force-overwrite", "--export",
        str(W / f"{PFX}_ncu"), sys.executable, str(Path(__file__).resolve()), "profile"]
 p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
