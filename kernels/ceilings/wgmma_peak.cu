@@ -17,6 +17,7 @@
 #include <cuda_fp16.h>
 
 #include "../hopper.cuh"
+#include "operand_fill.cuh"
 
 namespace {
 
@@ -26,16 +27,7 @@ constexpr int kTileB = 256 * 128;  // bytes: 256 rows of 128 bytes of K
 
 enum class Fill { kOnes, kRandomS8, kRandomF16 };
 
-// MurmurHash3's 32-bit finalizer (fmix32; Austin Appleby, MurmurHash3, public domain): 32
-// well-mixed bits from an index, each bit flipping with probability about 1/2.
-__device__ __forceinline__ uint32_t fmix32(uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
+using ceiling_fill::fmix32;
 
 // One 32-bit word of the operand tiles: word i of block `block`.
 template <Fill F>

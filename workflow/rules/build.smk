@@ -49,7 +49,7 @@ rule build_ceilings:
 rule build_wgmma_ceilings:
     input:
         source="kernels/ceilings/wgmma_peak.cu",
-        headers=["kernels/hopper.cuh"],
+        headers=["kernels/hopper.cuh", "kernels/ceilings/operand_fill.cuh"],
     output:
         cubin="results/build/{arch}/ceilings/wgmma_peak.cubin",
         resources="results/build/{arch}/ceilings/wgmma_peak.resources.json",

@@ -43,7 +43,8 @@ kernels/wgmma_gemm.cuh): i8_bf (B's lines evict_first), i8_al (A's evict_last), 
 all else int8_wgmma_serpentine's. i4_p6, i4_p5_tma2, i4_w8_tma4, i4_w8_p6 and i8_al_bf sanitized.
 
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
-`python dev.py profile` (the program ncu runs), `python dev.py check TAG N CTAS` (one full
+`python dev.py build` (the builds only, into /tmp/w{prefix}), `python dev.py profile` (the program
+ncu runs, on those builds; DEV_TAGS=a,b for some of them only), `python dev.py check TAG N CTAS` (one full
 check, the program compute-sanitizer runs); each with DEV_CALL as the call's."""
 import dataclasses, json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -129,10 +130,10 @@ if len(sys.argv) > 1 and sys.argv[1] == "check":  # one full check (compute-sani
     run.close()
     print(tag, n, ctas, chk.passed, chk.max_abs_error)
     sys.exit(0 if chk.passed else 3)
-if len(sys.argv) > 1:  # the program ncu profiles: one launch per build at N = 8192
+if len(sys.argv) > 1 and sys.argv[1] == "profile":  # the program ncu profiles: one launch per build at N = 8192
     from cuda.bindings import driver as cu
     inputs = {p: inputs_for(p, 8192, 5) for p in ("int8", "int4")}
-    for tag in BUILDS:
+    for tag in [t for t in os.environ.get("DEV_TAGS", "").split(",") if t] or BUILDS:  # DEV_TAGS: some builds only
         run = runner(tag, 8192, inputs[prec_of(tag)])
         try:
             for _ in range(3):
@@ -143,17 +144,23 @@ if len(sys.argv) > 1:  # the program ncu profiles: one launch per build at N = 8
             run.close()
     sys.exit(0)
 
-OUT = Path(os.environ["OUT"])
-smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,clocks_event_reasons.sw_power_cap,"
-                        "temperature.gpu", "--format=csv,nounits", "-lms", "50"], stdout=open(W / f"{PFX}_smi.csv", "w"),
-                       stderr=subprocess.DEVNULL, start_new_session=True)
-import atexit; atexit.register(smi.kill)
 
 
 def build(tag):
     kernel, extra = BUILDS[tag][:2]
     build_kernel(Path("kernels") / f"{kernel}.cu", kernel, "sm_90", tiling(tag).defines() + extra,
                  W / f"{tag}.cubin", W / f"{tag}.json", W / f"{tag}.sass", W / f"{tag}.log")
+
+
+if len(sys.argv) > 1 and sys.argv[1] == "build":  # the builds only, into /tmp/w{prefix} (for `profile`)
+    with ThreadPoolExecutor(10) as ex:
+        list(ex.map(build, BUILDS))
+    sys.exit(0)
+OUT = Path(os.environ["OUT"])
+smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,clocks_event_reasons.sw_power_cap,"
+                        "temperature.gpu", "--format=csv,nounits", "-lms", "50"], stdout=open(W / f"{PFX}_smi.csv", "w"),
+                       stderr=subprocess.DEVNULL, start_new_session=True)
+import atexit; atexit.register(smi.kill)
 
 
 with ThreadPoolExecutor(10) as ex:

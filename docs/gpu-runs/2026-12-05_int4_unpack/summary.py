@@ -1,5 +1,6 @@
 """Prints every number of the development calls from their files in this folder (`dev_*` of the
-first call, `dev2_*` of the second): the builds' registers and instruction counts, the checks,
+first call, `dev2_*` of the second, `dev3_*` of the fourth), then `rs_*` (the fifth: the INT4
+consumer's wgmma forms as loops, `rs.py`): the builds' registers and instruction counts, the checks,
 the sanitizers, the per-round ratios against each precision's registered build (median over
 rounds, and the range), the ceilings and the ncu counters; then, from `full.ncu-rep.xz` (the
 third call), the most-sampled SASS of int4_wgmma_persistent and of its UNPACK_GROUP=2 build.
@@ -10,14 +11,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BASE = {"i4": "i4", "i8": "i8_serp"}  # each precision's registered reference build
-for pfx in ("dev", "dev2"):
+for pfx in ("dev", "dev2", "dev3"):
     print(f"== {pfx} ==")
     builds = json.loads((HERE / f"{pfx}_builds.json").read_text())
-    print("builds (registers, spill bytes, LDS.128, STS.128, FENCE.VIEW.ASYNC.S, BAR.ARV 0x3):")
+    print("builds (registers, spill bytes, LDS.128, STS.128, FENCE.VIEW.ASYNC.S, BAR.ARV 0x3, producer warps):")
     for t, b in builds.items():
         r = b["resources"]
         print(f"  {t:12s} {r['registers']} {r['spill_store_bytes']} {b['LDS.128']} {b['STS.128']} "
-              f"{b['FENCE.VIEW.ASYNC.S']} {b['BAR.ARV 0x3']}")
+              f"{b['FENCE.VIEW.ASYNC.S']} {b['BAR.ARV 0x3']} {b.get('producer_warps', 4)}")
     checks = json.loads((HERE / f"{pfx}_checks.json").read_text())
     bad = [c for c in checks if not c["passed"]]
     print(f"checks: {len(checks) - len(bad)} of {len(checks)} passed; max |error| {max(c['max_abs_error'] for c in checks)}")
@@ -49,6 +50,15 @@ for pfx in ("dev", "dev2"):
     if san.exists():
         for r in json.loads(san.read_text()):
             print(f"  {r['tool']} {r['build']} N = {r['n']} on {r['ctas']} CTAs: rc {r['rc']}")
+
+rs = json.loads((HERE / "rs_rates.json").read_text())
+print("== rs (H100; TOP/s, median of 3 rounds; 2 warpgroups per SM) ==")
+for k, v in rs["median_tops"].items():
+    print(f"  {k:24s} {v:8.1f}")
+rows = list(csv.DictReader((HERE / "rs_ncu.csv").open()))[1:]
+for row in rows:
+    print(f"  {row['Kernel Name']:24s} tensor pipe {row['sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active']} % "
+          f"of active cycles at {row['sm__cycles_elapsed.avg.per_second']} GHz")
 
 try:
     import lzma, tempfile
