@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,8 +73,11 @@ def launch_source(report: str) -> str:
 
 
 def report_stem(path: str | Path) -> str:
-    """A report file's name without ``.ncu-rep`` or ``.ncu-rep.xz``."""
-    return Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep")
+    """A report file's name without ``.ncu-rep`` or ``.ncu-rep.xz``; bytes of the name that are
+    not UTF-8 (``os.fsdecode`` gives them as lone surrogates) shown as ``\\xNN`` escapes, so that
+    the stem is text every table and message can hold (``caf\\xe9`` for the Latin-1 ``café``)."""
+    name = Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep")
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 #: Set names that pandas reads back from a CSV as missing values (``pandas.read_csv``'s
@@ -93,9 +97,15 @@ MAX_SET_NAME = 120
 SET_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
 
 
+#: The folders the workflow writes beside the sets' own under ``figures/`` (and ``results/tables/sass``):
+#: a set of one of these names (in any case) would write its figures among them.
+WORKFLOW_FOLDERS = {"compare": "the set comparisons", "noise": "the noise model", "quant": "the quantization errors",
+                    "sass": "the static SASS tables"}
+
+
 def set_name_problem(name: str) -> str | None:
-    """Why ``name`` cannot name a profile set, or None: ``default`` is Snakemake's
-    workflow-profile folder under ``profiles/``, the :data:`NA_LIKE_NAMES` read back as
+    """Why ``name`` cannot name a profile set, or None: ``default`` (in any case) is Snakemake's
+    workflow-profile folder under ``profiles/``, :data:`WORKFLOW_FOLDERS` are the workflow's own, the :data:`NA_LIKE_NAMES` read back as
     missing values from the set's own tables, and a name longer than :data:`MAX_SET_NAME`
     bytes gives comparison folders longer than a file name may be, and a name holding ``__vs`` or
     ``vs__`` could make a comparison's folder ``figures/compare/{a}__vs__{b}`` read as another pair of
@@ -108,8 +118,11 @@ def set_name_problem(name: str) -> str | None:
     if "__vs" in name or "vs__" in name:
         return ("holds '__vs' or 'vs__': a comparison's folder figures/compare/A__vs__B could then be read as "
                 "another pair of sets (e.g. use '_vs_')")
-    if name == "default":
-        return "'default' is Snakemake's profile folder"
+    if name.lower() == "default":
+        return "'default' is Snakemake's profile folder (in any case: some file systems ignore it)"
+    if name.lower() in WORKFLOW_FOLDERS:
+        return (f"figures/{name.lower()}/ is the workflow's own folder ({WORKFLOW_FOLDERS[name.lower()]}), which the "
+                "set's figures would be written into")
     if name in NA_LIKE_NAMES:
         return f"pandas reads {name!r} in a table as a missing value, so the set's rows would lose their name"
     if len(name.encode()) > MAX_SET_NAME:

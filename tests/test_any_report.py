@@ -178,6 +178,30 @@ def test_import_never_changes_a_measured_set_or_a_report_it_holds(tmp_path):
         check_import_target(import_plan(src), target)
 
 
+def test_an_import_cut_short_is_not_silently_joined_by_another(tmp_path):
+    """An import stopped after its reports were stored and before its record was written left a
+    set folder that a later import of other reports joined without a word (the set's tables then
+    held both). Now that import is refused, naming the stored files; the same import run again
+    finishes the first."""
+    from analysis.errors import ConfigError
+    from analysis.reports.importing import check_import_target, write_import_record
+
+    first, other, target = tmp_path / "first", tmp_path / "other", tmp_path / "set"
+    first.mkdir()
+    other.mkdir()
+    shutil.copy(ADD, first)
+    shutil.copy(DATA / "add_basic.ncu-rep.xz", other)
+    (target / "reports").mkdir(parents=True)
+    plan = import_plan(first)
+    import_report(plan["add_n1024"], target / "reports" / "add_n1024.ncu-rep.xz")  # no imported.csv yet
+    with pytest.raises(ConfigError, match=r"set/reports holds add_n1024.ncu-rep.xz, which no import record .* cut "
+                                          "short"):
+        check_import_target(import_plan(other), target)
+    check_import_target(plan, target)  # the first import again: it finishes
+    write_import_record(plan, target / "imported.csv")
+    check_import_target(import_plan(other), target)  # a recorded set may take more reports
+
+
 def test_a_name_that_reads_as_kernel_and_n_must_hold_that_kernel(tmp_path):
     from analysis.errors import ReportError
 

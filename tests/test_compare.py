@@ -4,6 +4,8 @@ and by nvcc 13.5 (the _nvcc13.5 set, which holds a repeat of every report)."""
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -64,11 +66,31 @@ def test_compiler_change_in_instruction_counts_is_flagged(diff):
     assert _row(diff, "int8_wmma", 4096, "launch__registers_per_thread")["status"] == "unchanged"
 
 
+def test_identifiers_are_not_compared_as_measurements(foreign_dir):
+    """launch__function_pcs (the kernel's code address) of two runs of a program differs every time:
+    a comparison of armleth's T4 reports flagged it `changed`. Such values, and the context, stream,
+    device and PCI ids, get the status `identifier` and are never flagged."""
+    from analysis.compare.diff import is_identifier
+    from analysis.reports.ncu import load_report
+
+    path = foreign_dir / "AveryClapp__ESMM-Research__profile__fcf10798.ncu-rep.xz"
+    a = load_report(path)
+    b = a.copy()
+    pcs = b["metric"] == "launch__function_pcs"
+    assert pcs.any()
+    b.loc[pcs, "value"] = b.loc[pcs, "value"] + 4096  # the same kernel loaded at another address
+    d = compare_sets(a, b)
+    ids = d[d["metric"].map(is_identifier)]
+    assert set(ids["metric"]) >= {"launch__function_pcs", "launch__context_id", "launch__stream_id"}
+    assert (ids["status"] == "identifier").all() and not ids["flagged"].any()
+    assert d.loc[~d["metric"].map(is_identifier), "status"].isin(["unchanged", "no value in either"]).all()
+
+
 def test_noise_is_not_flagged(set_a, set_b):
     """A set against itself flags nothing; nor does the 13.5 set (median of its two repeats)
     against its own second repeat alone: every change lies inside the measured spread."""
     same = compare_sets(set_a, set_a)
-    assert not same["flagged"].any() and same["status"].isin(["unchanged", "no value in either"]).all()
+    assert not same["flagged"].any() and same["status"].isin(["unchanged", "no value in either", "identifier"]).all()
     second = set_b[set_b["repeat"] == 1].assign(repeat=0)
     d = compare_sets(set_b, second)
     dur = d[d["metric"] == "gpu__time_duration.sum"]
@@ -156,9 +178,13 @@ def _committed_identities(repo) -> dict:
     from analysis.workflow import SetIdentity, set_reports
 
     profiles = repo / "profiles"
+    # the committed sets only: a user's own imports under profiles/ (README, use 3) are not the
+    # repository's, and a set of theirs sharing no kernel failed the tests below
+    tracked = subprocess.run(["git", "ls-files", "-z", "profiles"], cwd=repo, capture_output=True, check=True).stdout
+    committed = {Path(f).parts[1] for f in tracked.decode().split("\0") if f.count("/") >= 2}
     out = {}
     for d in sorted(profiles.iterdir()):
-        if not (d / "reports").is_dir():
+        if d.name not in committed or not (d / "reports").is_dir():
             continue
         meta = json.loads((d / "metadata.json").read_text()) if (d / "metadata.json").exists() else {}
         reports = set_reports(profiles, d.name, warn=lambda m: None)

@@ -15,7 +15,7 @@ import pytest
 
 from analysis.errors import ConfigError, ReportError
 from analysis.reports.importing import PRESET, check_sources, copy_checked_xz, import_plan, import_report
-from analysis.reports.ncu import _xz_decompress_strict
+from analysis.reports.ncu import _xz_decompress_strict, load_report
 
 from .conftest import REPO
 
@@ -145,6 +145,49 @@ def test_a_plain_report_damaged_inside_a_launch_is_refused_before_any_file_is_wr
     with pytest.raises(ConfigError, match=re.escape(f"{flipped_plain}: launch 0 has no function name")) as e:
         check_sources(import_plan(flipped_plain.parent))
     assert "good.ncu-rep.xz" not in str(e.value)
+
+
+@pytest.mark.parametrize("offset, cause", [
+    (26214, "launch 0: a metric name is not text (at character 2: ...lt\\udc8c__t_sectors"),
+    (98226, "launch 3: the value of breakdown:sm__throughput.avg.pct_of_peak_sustained_elapsed is not text "
+            "(at character 210:")])
+def test_a_plain_report_with_a_string_that_is_not_text_is_refused_and_named(foreign_dir, tmp_path, offset, cause):
+    """One byte inverted inside a string of kprattis's plain report (6 launches): ncu's reader hands
+    the bytes back undecodable, and the report's block headers and function names read whole. It
+    was stored by the import; its set's parse then raised TypeError (ncu_report's metric lookup) or
+    UnicodeEncodeError (Arrow), naming no file. Now the import refuses it before writing anything,
+    and load_report raises ReportError naming the file, the launch and the string."""
+    data = bytearray(lzma.decompress(
+        (foreign_dir / "kprattis__parallel_programming_ex3__profile__e2c3653c.ncu-rep.xz").read_bytes()))
+    data[offset] ^= 0xFF
+    src = tmp_path / "src" / "profile.ncu-rep"
+    src.parent.mkdir()
+    src.write_bytes(bytes(data))
+    with pytest.raises(ConfigError, match=re.escape(f"{src}: {cause}")):
+        check_sources(import_plan(src.parent))
+    with pytest.raises(ReportError, match=re.escape(f"{src}: {cause}")):
+        load_report(src)
+
+
+def test_a_report_whose_file_name_is_not_utf8_is_read_and_imported(foreign_dir, tmp_path):
+    """A Latin-1 name (``caf\\xe9``): its stem once crashed the import with UnicodeEncodeError naming
+    no file, and load_report blamed the file ("ncu_report cannot read it"). The file is read through
+    a name that is text; the stem and the record show the byte as ``\\xe9``."""
+    import os
+
+    from analysis.reports.importing import import_stem, write_import_record
+
+    src_dir = tmp_path / "src"
+    src_dir.mkdir()
+    src = src_dir / os.fsdecode(b"caf\xe9.ncu-rep.xz")
+    src.write_bytes((foreign_dir / "LakshyaSingh354__CudaCode__gemm_reps_naive__7bc2a745.ncu-rep.xz").read_bytes())
+    plan = import_plan(src_dir)
+    assert list(plan) == ["caf_xe9"] == [import_stem(src)]
+    check_sources(plan)
+    table = load_report(src)
+    assert len(table) and set(table["report"]) == {"caf\\xe9"}
+    write_import_record(plan, tmp_path / "imported.csv")
+    assert (tmp_path / "imported.csv").read_text().splitlines()[1].startswith("caf_xe9,caf\\xe9.ncu-rep.xz,")
 
 
 def test_a_reader_crash_puts_the_problem_on_its_file(flipped_plain, foreign_dir, monkeypatch):

@@ -159,7 +159,9 @@ def test_bad_names_and_numbers_are_refused_or_warned_of_at_the_start(tmp_path):
         (["import_set", "--config", "gpu=off", f"source={src}", "set=null"],
          "config set: 'null' cannot name a profile set (pandas reads 'null'"),
         (["import_set", "--config", "gpu=off", f"source={src}", "set=default"],
-         "config set: 'default' cannot name a profile set ('default' is Snakemake's profile folder)"),
+         "config set: 'default' cannot name a profile set ('default' is Snakemake's profile folder"),
+        (["import_set", "--config", "gpu=off", f"source={src}", "set=Compare"],
+         "config set: 'Compare' cannot name a profile set (figures/compare/ is the workflow's own folder"),
     ]
     for args, message in cases:
         proc = snakemake(root, "-n", *args)
@@ -398,6 +400,10 @@ def test_a_set_name_that_could_split_a_comparison_folder_otherwise_is_refused():
 
     for bad in ("av1__vs__x", "x__vs__av2", "run__vs", "vs__run", "a___vs_"):
         assert "__vs" in set_name_problem(bad)
+    # the workflow's own folders beside the sets' under figures/, and 'default', in any case
+    for bad in ("compare", "noise", "quant", "sass", "SASS", "Default"):
+        assert "workflow's own folder" in set_name_problem(bad) or "profile folder" in set_name_problem(bad), bad
+    assert set_name_problem("compare2") is None and set_name_problem("sass_h100") is None
     assert set_name_problem("a100_vs_h100") is None
     names = [n for k in range(1, 6) for n in map("".join, itertools.product("_vsx", repeat=k))
              if set_name_problem(n) is None]

@@ -45,7 +45,22 @@ from analysis.versions import version_numbers
 
 #: Statuses of a comparison row, in the order the summary counts them.
 STATUSES = ["changed", "within noise", "unchanged", "unit changed", "no value in baseline",
-            "no value in candidate", "no value in either", "only in baseline", "only in candidate"]
+            "no value in candidate", "no value in either", "only in baseline", "only in candidate", "identifier"]
+
+#: Metrics whose values name where or when a launch ran, not what it did: the kernel's code
+#: address, the context, stream and device it ran on, the GPU's PCI location, and the profiler's
+#: timestamps. Two sets differ in them whenever they are two runs, so a comparison gives them
+#: the status ``identifier`` and never flags them (:func:`is_identifier`).
+IDENTIFIER_METRICS = frozenset({"launch__function_pcs", "launch__context_id", "launch__stream_id", "launch__device_id",
+                                "device__attribute_pci_bus_id", "device__attribute_pci_device_id",
+                                "device__attribute_pci_domain_id"})
+IDENTIFIER_PREFIXES = ("profiler__timestamp_",)
+
+
+def is_identifier(metric: str) -> bool:
+    """Whether ``metric`` is one of :data:`IDENTIFIER_METRICS` or starts with one of
+    :data:`IDENTIFIER_PREFIXES`."""
+    return metric in IDENTIFIER_METRICS or metric.startswith(IDENTIFIER_PREFIXES)
 
 
 from analysis.compare.figures import HEADLINE, headline_figure  # noqa: E402,F401 (drawn there, named here too)
@@ -229,7 +244,8 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
         the units do not convert), noise_rel, noise_source (``repeats``, ``{model_name}``
         for the noise model ``model`` (:func:`analysis.reports.noise.noise_model`), or
         ``none: default_rel``), threshold_rel, status (one of
-        :data:`STATUSES`) and flagged. flagged is True for ``changed``, ``unit changed``,
+        :data:`STATUSES`; ``identifier`` for the :func:`is_identifier` metrics both launches
+        hold, whatever their values) and flagged. flagged is True for ``changed``, ``unit changed``,
         ``no value in baseline``, ``no value in candidate`` and the one-sided rows of
         kernels and N present in both sets (a metric one launch lacks, or a launch that
         could not be matched).
@@ -294,10 +310,11 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     unit_changed = valued & m["unit_factor"].isna()
     comparable = valued & ~unit_changed
     beyond = comparable & (m["rel_change"].abs() > m["threshold_rel"])
-    conditions = [m["_merge"] == "left_only", m["_merge"] == "right_only", both & ~has_b & ~has_c,
+    ident_rows = pd.Series(m["metric"].map(is_identifier).to_numpy(dtype=bool), index=m.index)
+    conditions = [ident_rows & both, m["_merge"] == "left_only", m["_merge"] == "right_only", both & ~has_b & ~has_c,
                   both & ~has_b, both & ~has_c, unit_changed, beyond,
                   comparable & (m["rel_change"] != 0), comparable]
-    choices = ["only in baseline", "only in candidate", "no value in either", "no value in baseline",
+    choices = ["identifier", "only in baseline", "only in candidate", "no value in either", "no value in baseline",
                "no value in candidate", "unit changed", "changed", "within noise", "unchanged"]
     m["status"] = np.select(conditions, choices, default="")
     m["flagged"] = (m["status"].isin(["changed", "unit changed", "no value in baseline", "no value in candidate"])

@@ -46,7 +46,7 @@ def import_stem(path: str | Path) -> str:
     of the SHA-256 of the whole file name, and one ending in a substring repeated 20 times or
     more gets those 8 digits appended (:data:`_PERIODIC`); ``imported.csv`` keeps the original."""
     stem = _UNSAFE.sub("_", report_stem(path)).lstrip(".-").rstrip(".") or "report"
-    digest = hashlib.sha256(Path(path).name.encode()).hexdigest()[:8]
+    digest = hashlib.sha256(os.fsencode(Path(path).name)).hexdigest()[:8]  # the name's bytes, whatever their encoding
     if len(stem) > MAX_STEM:
         stem = f"{stem[:100]}_{digest}_{stem[-40:]}"
     if _PERIODIC.search(stem):  # Snakemake refuses such a wildcard value before any job
@@ -297,7 +297,9 @@ def check_import_target(plan: dict[str, Path], set_folder: str | Path) -> None:
             remove it: Snakemake removes a job's output before the job runs), the set was
             measured by this workflow (it has metadata.json, timings.csv or references.csv:
             its reports stay as profiled), or a report of the same name is already in the
-            set with other content (both files named).
+            set with other content (both files named), or the set's ``reports/`` holds reports
+            that neither its ``imported.csv`` (absent) nor this import names: what an import cut
+            short leaves, which this import would silently join (each named).
     """
     folder = Path(set_folder)
     reports = (folder / "reports").resolve()
@@ -310,6 +312,13 @@ def check_import_target(plan: dict[str, Path], set_folder: str | Path) -> None:
     if measured:
         raise ConfigError(f"config set: {folder} holds a set measured by this workflow ({', '.join(measured)}); "
                           "import into a new set name")
+    if not (folder / "imported.csv").exists():
+        stray = sorted(p.name for p in _stored(folder / "reports", plan))
+        if stray:
+            raise ConfigError(f"config set: {folder / 'reports'} holds {', '.join(stray)}, which no import record "
+                              f"({folder / 'imported.csv'}) names: an import into {folder.name} was cut short, or "
+                              "the files were put there by hand. Run that import again to finish it, remove the "
+                              "folder, or import into a new set name")
     clashes = []
     for stem, src in plan.items():
         for dst in (folder / "reports" / f"{stem}.ncu-rep.xz", folder / "reports" / f"{stem}.ncu-rep"):
@@ -418,7 +427,8 @@ IMPORT_RECORD_COLUMNS = ["stem", "original_name", "source", "sha256"]
 def write_import_record(plan: dict[str, str | Path], out: str | Path, earlier: list[list[str]] = ()) -> None:
     """Write the import record of a set, atomically: one row per imported report, columns
     :data:`IMPORT_RECORD_COLUMNS` (the stem in the set, the file's original name, its absolute
-    path when imported and the SHA-256 of its bytes as imported). The rows of earlier imports
+    path when imported, with bytes that are not UTF-8 written as ``\\xNN``, and the SHA-256 of
+    its bytes as imported). The rows of earlier imports
     into the same set (``earlier``: :func:`read_import_record` of the record before) are
     kept, those of a stem imported again replaced.
 
@@ -432,7 +442,9 @@ def write_import_record(plan: dict[str, str | Path], out: str | Path, earlier: l
     rows = []
     for stem, src in sorted(plan.items()):
         src = Path(src)
-        rows.append((stem, src.name, os.path.abspath(src), _sha256(src)))
+        # bytes of a name that are not UTF-8 as \xNN escapes: the record is text
+        rows.append((stem, *(os.fsencode(x).decode("utf-8", "backslashreplace") for x in (src.name, os.path.abspath(src))),
+                     _sha256(src)))
     new = pd.DataFrame(rows, columns=IMPORT_RECORD_COLUMNS)
     out = Path(out)
     if earlier:

@@ -68,15 +68,26 @@ def remove_orphans() -> int:
 
 @contextlib.contextmanager
 def _plain_report(path: Path) -> Iterator[Path]:
-    """Yield a path ``ncu_report`` can open: the file itself, or an xz-decompressed copy."""
+    """Yield a path ``ncu_report`` can open: the file itself, or an xz-decompressed copy. A
+    path that is not UTF-8 text (``ncu_report`` takes only text) is opened through a link of
+    another name, and an xz copy gets a name that is text."""
     check_report_file(path)
-    if path.suffix != ".xz":
+    try:
+        os.fspath(path).encode("utf-8")
+        textual = True
+    except UnicodeEncodeError:
+        textual = False
+    if path.suffix != ".xz" and textual:
         yield path
         return
     # decompressed into memory-backed /dev/shm where there is one: the copy is read once
     tmpdir = private_tmpdir("ncu-rep-")
     try:
-        plain = tmpdir / path.name[: -len(".xz")]
+        plain = tmpdir / (path.name[: -len(".xz")] if textual else "report.ncu-rep")
+        if path.suffix != ".xz":
+            plain.symlink_to(path.resolve())
+            yield plain
+            return
         _xz_decompress_strict(path, plain)
         if plain.stat().st_size == 0:
             raise ReportError(path, "decompresses to an empty file")

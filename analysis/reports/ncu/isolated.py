@@ -14,8 +14,8 @@ import pandas as pd
 
 from analysis.errors import ReportError
 from analysis.reports.ncu.files import _plain_report, remove_orphans
-from analysis.reports.ncu.launches import OPCODE_INSTANCES, _actions, _open
-from analysis.reports.ncu.read import _check_launches, _read
+from analysis.reports.ncu.launches import _KIND_STRING, OPCODE_INSTANCES, _actions, _open
+from analysis.reports.ncu.read import _check_launches, _not_text, _read, is_text
 from analysis.reports.ncu.units import _serve_attributes
 
 
@@ -71,6 +71,18 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
         return tuple(pd.read_parquet(Path(tmp) / f"{n}.parquet") for n in names)
 
 
+def _check_string_values(path: Path, actions: list) -> None:
+    """Raise ReportError where a launch's string metric value is not text (a damaged report,
+    :func:`analysis.reports.ncu.read.is_text`), as :func:`load_report` would."""
+    for launch, _rng, action in actions:
+        for metric_name in action.metric_names():
+            m = action.metric_by_name(metric_name)
+            if m.kind() in _KIND_STRING and m.has_value():
+                value = m.as_string()
+                if value is not None and not is_text(value):
+                    raise _not_text(path, launch, f"the value of {metric_name}", value)
+
+
 def _launch_problem(path: Path) -> str | None:
     """What makes ``path``'s launches unusable, read structurally (each launch's function name
     and metric names, no values), or None; the cause of a ReportError as it is."""
@@ -81,6 +93,7 @@ def _launch_problem(path: Path) -> str | None:
             if unnamed is not None:
                 return f"launch {unnamed} has no function name (corrupt report)"
             _check_launches(path, None, actions, None)  # a launch, each with metrics, as load_report asks
+            _check_string_values(path, actions)
     except ReportError as exc:
         return exc.cause
     return None

@@ -19,8 +19,27 @@ from analysis.reports.ncu.launches import FAILED_SHARE, IDENTITY_COLUMNS, OPCODE
 from analysis.reports.ncu.units import _ask, _attributes, _chip, _note_values, _plan, _typed_chip
 
 
+def is_text(s: str) -> bool:
+    """Whether ``s`` is text that UTF-8 can hold: ncu_report hands bytes it cannot decode
+    (a damaged report) back as lone surrogates, which neither its own lookups nor Arrow take."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _not_text(path: Path, launch: int, what: str, s: str) -> ReportError:
+    """The error for a launch's string that is not text (see :func:`is_text`)."""
+    at = next(i for i, ch in enumerate(s) if not is_text(ch))
+    shown = s[max(0, at - 30):at + 30].encode("utf-8", "backslashreplace").decode()
+    return ReportError(path, f"launch {launch}: {what} is not text (at character {at}: ...{shown}...; corrupt report)",
+                       REPROFILE)
+
+
 def _check_launches(path: Path, name: ReportName | None, actions: list, expect_launches: int | None) -> None:
-    """Raise ReportError where the report holds no launch, or not ``expect_launches`` per N."""
+    """Raise ReportError where the report holds no launch, or not ``expect_launches`` per N, or
+    a launch whose function or metric names are not text (a damaged report: :func:`is_text`)."""
     if not actions:
         raise ReportError(path, "holds no kernel launch")
     per_n = len(name.sizes) if name else 1
@@ -30,8 +49,16 @@ def _check_launches(path: Path, name: ReportName | None, actions: list, expect_l
                                    if per_n > 1 else ""),
                           "profile with --launch-count 1 and a --kernel-name filter")
     for launch, _rng, action in actions:
-        if len(action.metric_names()) == 0:
-            raise ReportError(path, f"launch {launch} ({action.name()}) has no metrics (corrupt report)")
+        function = action.name()
+        if function is not None and not is_text(function):
+            raise _not_text(path, launch, "its function name", function)
+        names = action.metric_names()
+        if len(names) == 0:
+            raise ReportError(path, f"launch {launch} ({function or 'no function name'}) has no metrics (corrupt report)",
+                              REPROFILE)
+        bad = next((n for n in names if not is_text(n)), None)
+        if bad is not None:
+            raise _not_text(path, launch, "a metric name", bad)
 
 
 def _metric_table(path: Path, name: ReportName | None, actions: list,
@@ -51,6 +78,11 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
             kernel = name.kernel if name else action.name()
             mangled = action.name(IAction.NameBase_MANGLED) or action.name()
             range_name, nvtx = _nvtx_names(action)
+            for what, text in (("its demangled function name", action.name(IAction.NameBase_DEMANGLED)),
+                               ("its mangled function name", mangled), ("its NVTX range", range_name),
+                               ("its NVTX ranges", nvtx)):
+                if text is not None and not is_text(text):
+                    raise _not_text(path, launch, what, text)
             # the launch's place among those of its range and kernel at its N (one launch per N: 0)
             occurrence = seen.get((range_name, mangled, size), 0)
             seen[(range_name, mangled, size)] = occurrence + 1
@@ -58,6 +90,8 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
             for metric_name in names:
                 m = action.metric_by_name(metric_name)
                 value, value_str = _metric_value(m)
+                if value_str is not None and not is_text(value_str):
+                    raise _not_text(path, launch, f"the value of {metric_name}", value_str)
                 count = m.num_instances()
                 if value == 0 and count == 0 and OPCODE_INSTANCES(metric_name):
                     value = math.nan  # a breakdown by opcode of no opcode: not collected (load_report)
