@@ -5,6 +5,7 @@ Every number is a cell of the tables the pages are written beside."""
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -190,7 +191,7 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
     out = [f"# Source hot spots: {set_name}\n",
            "Per kernel, at its largest N: the SASS instructions where Nsight Compute's warp sampling found "
            "warps most often (`smsp__pcsamp_sample_count` per PC), with the CUDA file and line it maps them "
-           "to (kernels built with `-lineinfo`) and the samples by stall reason "
+           "to (where the kernel was built with `-lineinfo`) and the samples by stall reason "
            "(`smsp__pcsamp_warps_issue_stalled_*`). PC offset: bytes from the lowest sampled address.\n"]
     if hotspots.empty:
         out.append("The set's reports hold no warp-sampling data (`smsp__pcsamp_*`, the Source Counters "
@@ -200,9 +201,13 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
     for kernel, g in h.groupby("kernel", sort=True):
         top_n = g["n"].max()
         g = g[g["n"] == top_n] if pd.notna(top_n) else g
-        g = g[g["report"] == g["report"].iloc[0]].sort_values(["launch", "rank"])
+        reports = sorted(g["report"].unique(), key=list(g["report"]).index)  # in the table's order
+        g = g[g["report"] == reports[0]].sort_values(["launch", "rank"])
         at = f"N = {int(top_n)}" if pd.notna(top_n) else "no N"
         out.append(f"## {kernel}, {at}\n")
+        if len(reports) > 1:  # one report's launches shown: say so, and which others hold the kernel
+            out.append(f"From report {reports[0]}; {', '.join(map(str, reports[1:]))} also "
+                       f"{'holds' if len(reports) == 2 else 'hold'} this kernel at {at} (not shown here).\n")
         launches = list(g.groupby("launch", sort=True))
         for launch, one in launches:
             if len(launches) > 1:  # instantiations, ranges or repeated launches of one name: each its own table
@@ -210,7 +215,7 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
                            f"launch {int(launch)})\n")
             src = one["file"].fillna("").str.replace(r"^.*/(kernels/)", r"\1", regex=True)
             table = pd.DataFrame({"rank": one["rank"], "PC offset": one["pc_offset"].map(lambda v: f"0x{int(v):x}"),
-                                  "SASS": one["sass"].map(lambda s: f"`{s}`"),
+                                  "SASS": one["sass"].map(code_span),
                                   "source": [f"{f}:{ln}" if f else ""
                                              for f, ln in zip(src, one["line"].fillna(0).astype(int))],
                                   "samples": one["samples"].map(lambda v: f"{v:,.0f}"),
@@ -224,6 +229,17 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span that holds it whole: fenced by one more backtick than its
+    longest run of backticks, with spaces inside where it starts or ends with one (CommonMark,
+    "Code spans"; SASS such as ``BRA `(.L_x_0)`` broke a single-backtick span)."""
+    text = str(text)
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if runs and (text.startswith("`") or text.endswith("`")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}" if runs else f"`{text}`"
+
+
 def _launch_name(row: pd.Series, kernel: str) -> str:
     """What a heading adds after ``kernel`` to tell one of its launches from the others of
     its name, before their report and position: ``: {range or demangled name}`` where that
@@ -232,6 +248,6 @@ def _launch_name(row: pd.Series, kernel: str) -> str:
     `` [occurrence k]`` for a later launch of one report; '' for neither (repeats of one
     profile)."""
     rng, dem, occ = row.get("range_name"), row.get("demangled"), row.get("occurrence")
-    name = f"range {rng}" if not pd.isna(rng) else ("" if pd.isna(dem) or str(dem) == kernel else f"`{dem}`")
+    name = f"range {rng}" if not pd.isna(rng) else ("" if pd.isna(dem) or str(dem) == kernel else code_span(dem))
     later = f" [occurrence {int(occ)}]" if not pd.isna(occ) and int(occ) > 0 else ""
     return (f": {name}" if name else "") + later
