@@ -263,6 +263,22 @@ def test_hot_spots_of_a_kernel_in_two_reports_say_which_is_shown_and_keep_sass_w
         assert len(fence) > max(len(r) for r in re.findall(r"`+", s)) and span.endswith(fence)
 
 
+def test_a_part_under_a_tenth_of_a_microsecond_is_not_shown_as_zero(repo):
+    """A comparison's summary listed `stall: misc -0.0 us` among the parts beyond noise of a pair
+    whose duration was within noise, which read as a contradiction. Parts under 100 ns are given
+    in ns (from the committed comparison's own parts)."""
+    from analysis.study.explain_pages import top_items
+
+    t = pd.read_csv(repo / "figures" / "compare" / "h200_580.159.04_ncu2025.3.1__vs__h200_580.159.04_ncu2025.3.1_int4"
+                    / "explanations.csv")
+    tiny = t[(t["ns"].abs() < 100) & (t["beyond_noise"] == True) & (t["group"] != "residual")]  # noqa: E712
+    pair = t[(t["kernel_a"] == tiny["kernel_a"].iloc[0]) & (t["n"] == tiny["n"].iloc[0])].sort_values("rank")
+    line = top_items(pair, k=len(pair))
+    item = tiny.iloc[0]
+    assert f"{item['item']} {item['ns']:+,.1f} ns" in line
+    assert not re.search(r"[+-]0\.0 us", line)
+
+
 def test_a_side_without_warp_state_metrics_is_not_decomposed(knobs):
     la = knobs.launch("int8_ptx_mma_k32", 8192)
     b = la.values.drop([m for m in la.values.index if m.startswith("smsp__average_warps_issue_stalled_")])

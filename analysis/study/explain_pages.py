@@ -55,9 +55,11 @@ def verdict(change: DurationChange, decomposed: bool = True) -> str:
 
 
 def top_items(parts: pd.DataFrame, k: int = 3) -> str:
-    """The ``k`` largest parts beyond noise as one line: ``stall: barrier -0.97 ms (-561 %), ...``."""
+    """The ``k`` largest parts beyond noise as one line: ``stall: barrier -970.3 us, ...``; a part
+    under 100 ns in ns (``stall: misc -3.2 ns``), which one decimal of us showed as ``-0.0 us``."""
     rows = parts[(parts["beyond_noise"] == True) & (parts["group"] != "residual")].head(k)  # noqa: E712
-    return ", ".join(f"{r.item} {r.ns / 1e3:+,.1f} us" for r in rows.itertuples()) or "no part beyond noise"
+    return ", ".join(f"{r.item} {r.ns / 1e3:+,.1f} us" if abs(r.ns) >= 100 else f"{r.item} {r.ns:+,.1f} ns"
+                     for r in rows.itertuples()) or "no part beyond noise"
 
 
 def pair_page(title: str, a: Launch, b: Launch, e: Explanation, parts: pd.DataFrame, change: DurationChange,
