@@ -14,7 +14,7 @@ import pandas as pd
 
 from analysis.errors import ReportError
 from analysis.reports.ncu.files import _plain_report, remove_orphans
-from analysis.reports.ncu.launches import _KIND_STRING, OPCODE_INSTANCES, _actions, _open
+from analysis.reports.ncu.launches import _KIND_STRING, OPCODE_INSTANCES, _actions, _nvtx_names, _open
 from analysis.reports.ncu.read import _check_launches, _not_text, _read, is_text
 from analysis.reports.ncu.units import _serve_attributes
 
@@ -72,9 +72,18 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
 
 
 def _check_string_values(path: Path, actions: list) -> None:
-    """Raise ReportError where a launch's string metric value is not text (a damaged report,
-    :func:`analysis.reports.ncu.read.is_text`), as :func:`load_report` would."""
+    """Raise ReportError where a launch's demangled or mangled function name, NVTX ranges or
+    string metric value is not text (a damaged report, :func:`analysis.reports.ncu.read.is_text`),
+    as :func:`load_report` would."""
+    from analysis.nsight import ncu_report
+
     for launch, _rng, action in actions:
+        names = (("its demangled function name", action.name(ncu_report.IAction.NameBase_DEMANGLED)),
+                 ("its mangled function name", action.name(ncu_report.IAction.NameBase_MANGLED)),
+                 *zip(("its NVTX range", "its NVTX ranges"), _nvtx_names(action)))
+        for what, text in names:
+            if text is not None and not is_text(text):
+                raise _not_text(path, launch, what, text)
         for metric_name in action.metric_names():
             m = action.metric_by_name(metric_name)
             if m.kind() in _KIND_STRING and m.has_value():
@@ -84,8 +93,9 @@ def _check_string_values(path: Path, actions: list) -> None:
 
 
 def _launch_problem(path: Path) -> str | None:
-    """What makes ``path``'s launches unusable, read structurally (each launch's function name
-    and metric names, no values), or None; the cause of a ReportError as it is."""
+    """What makes ``path``'s launches unusable, or None: a launch without a function name or
+    metrics, or with a name, NVTX range or string metric value that is not text (each launch's
+    names and string values, no numbers); the cause of a ReportError as it is."""
     try:
         with _plain_report(path) as plain:
             actions = list(_actions(_open(path, plain)))
@@ -101,11 +111,12 @@ def _launch_problem(path: Path) -> str | None:
 
 def launch_problems(paths: list[Path], timeout: float = 600) -> dict[Path, str]:
     """The reports among ``paths`` whose launches cannot be used, read in a child process: a
-    launch without a function name or without metrics (a plain report damaged inside a
-    launch's data; ncu's own reader opens it), or a file the reader refuses. One child reads
-    every file (``python -m analysis.reports.ncu --launch-problems FILE...``, about 15 ms a
-    report after the child's start); if the native reader crashes or hangs, each file is read
-    again in a child of its own, so the problem is put on the file that causes it.
+    launch without a function name or without metrics, or with a string that is not text (a
+    plain report damaged inside a launch's data; ncu's own reader opens it), or a file the reader
+    refuses. One child reads every file (``python -m analysis.reports.ncu --launch-problems
+    FILE...``, about 20 ms a report after the child's start, docs/benchmarks.md); if the native
+    reader crashes or hangs, each file is read again in a child of its own, so the problem is put
+    on the file that causes it.
 
     Returns:
         report -> cause, for the reports with a problem only.
