@@ -72,12 +72,27 @@ def launch_source(report: str) -> str:
     return ReportName(name.kernel, name.sizes).stem if name else report
 
 
-def report_stem(path: str | Path) -> str:
-    """A report file's name without ``.ncu-rep`` or ``.ncu-rep.xz``; bytes of the name that are
-    not UTF-8 (``os.fsdecode`` gives them as lone surrogates) shown as ``\\xNN`` escapes, so that
-    the stem is text every table and message can hold (``caf\\xe9`` for the Latin-1 ``café``)."""
-    name = Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep")
+def is_text(s: str) -> bool:
+    """Whether ``s`` is text that UTF-8 can hold: bytes that are not UTF-8 reach Python as lone
+    surrogates (``os.fsdecode`` of a file name; ncu_report's strings of a damaged report), which
+    neither ncu_report's own lookups nor Arrow take."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def as_text(name: str) -> str:
+    """``name`` with its bytes that are not UTF-8 (see :func:`is_text`) as ``\\xNN`` escapes:
+    ``caf\\xe9`` for the Latin-1 file name ``café``; text as it is."""
     return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def report_stem(path: str | Path) -> str:
+    """A report file's name without ``.ncu-rep`` or ``.ncu-rep.xz``, as text (:func:`as_text`), so
+    that every table and message can hold it."""
+    return as_text(Path(path).name.removesuffix(".xz").removesuffix(".ncu-rep"))
 
 
 #: Set names that pandas reads back from a CSV as missing values (``pandas.read_csv``'s

@@ -175,6 +175,24 @@ __device__ __forceinline__ void release(uint64_t* empty_s) {
   }
 }
 
+// One operand tile's TMA copy: with the L2 policy `policy` where kPolicy (L2_POLICY_A or _B) is not 0,
+// and multicast to the CTAs of `cta_mask` where that is not 0.
+template <int kPolicy>
+__device__ __forceinline__ void copy(void* dst, const hopper::TensorMap* map, int32_t c0, int32_t c1, uint64_t* bar,
+                                     uint64_t policy, uint16_t cta_mask = 0) {
+  if (cta_mask != 0) {
+    if constexpr (kPolicy != 0) {
+      hopper::tma_load_2d_multicast_hint(dst, map, c0, c1, bar, cta_mask, policy);
+    } else {
+      hopper::tma_load_2d_multicast(dst, map, c0, c1, bar, cta_mask);
+    }
+  } else if constexpr (kPolicy != 0) {
+    hopper::tma_load_2d_hint(dst, map, c0, c1, bar, policy);
+  } else {
+    hopper::tma_load_2d(dst, map, c0, c1, bar);
+  }
+}
+
 // The blocks of C this CTA computes, m and n: C's tiles of kClusterM block rows x one block
 // column ("cluster tiles", one per cluster: its CTA of rank r takes block row kClusterM i + r)
 // walked in the order of tuned::raster_pid (groups of kRaster block rows). Without
@@ -319,29 +337,11 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
           hopper::mbarrier_wait(&empty[s], parity);
           uint8_t* tile = smem + s * kStageBytes;
           hopper::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
-          if constexpr (L2_POLICY_A != 0) {
-            hopper::tma_load_2d_hint(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s], policy_a);
-          } else {
-            hopper::tma_load_2d(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s]);
-          }
-          if constexpr (kClusterM == 1) {
-            if constexpr (L2_POLICY_B != 0) {
-              hopper::tma_load_2d_hint(tile + kTileA, &wgmma_tma_b, kt * kBlockKBytes, blk.n * kBlockN, &full[s],
-                                       policy_b);
-            } else {
-              hopper::tma_load_2d(tile + kTileA, &wgmma_tma_b, kt * kBlockKBytes, blk.n * kBlockN, &full[s]);
-            }
-          } else {
-            // this CTA's 1 / kClusterM of the shared B tile, into the same stage of every CTA
-            uint8_t* part = tile + kTileA + tiles.rank * kTileBPart;
-            const int32_t row = blk.n * kBlockN + tiles.rank * (kBlockN / kClusterM);
-            const auto mask = static_cast<uint16_t>((1u << kClusterM) - 1);
-            if constexpr (L2_POLICY_B != 0) {
-              hopper::tma_load_2d_multicast_hint(part, &wgmma_tma_b, kt * kBlockKBytes, row, &full[s], mask, policy_b);
-            } else {
-              hopper::tma_load_2d_multicast(part, &wgmma_tma_b, kt * kBlockKBytes, row, &full[s], mask);
-            }
-          }
+          copy<L2_POLICY_A>(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s], policy_a);
+          // with clusters, this CTA's 1 / kClusterM of the shared B tile, into the same stage of every CTA
+          copy<L2_POLICY_B>(tile + kTileA + tiles.rank * kTileBPart, &wgmma_tma_b, kt * kBlockKBytes,
+                            blk.n * kBlockN + tiles.rank * (kBlockN / kClusterM), &full[s], policy_b,
+                            kClusterM > 1 ? static_cast<uint16_t>((1u << kClusterM) - 1) : 0);
         }
       }
     }

@@ -310,7 +310,7 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     unit_changed = valued & m["unit_factor"].isna()
     comparable = valued & ~unit_changed
     beyond = comparable & (m["rel_change"].abs() > m["threshold_rel"])
-    ident_rows = pd.Series(m["metric"].map(is_identifier).to_numpy(dtype=bool), index=m.index)
+    ident_rows = m["metric"].isin([x for x in m["metric"].unique() if is_identifier(x)])  # once per metric name
     conditions = [ident_rows & both, m["_merge"] == "left_only", m["_merge"] == "right_only", both & ~has_b & ~has_c,
                   both & ~has_b, both & ~has_c, unit_changed, beyond,
                   comparable & (m["rel_change"] != 0), comparable]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from analysis.errors import ConfigError
 from analysis.io import atomic_path
-from analysis.names import ReportName, launch_source, report_stem
+from analysis.names import ReportName, as_text, launch_source, report_stem
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
@@ -442,9 +442,7 @@ def write_import_record(plan: dict[str, str | Path], out: str | Path, earlier: l
     rows = []
     for stem, src in sorted(plan.items()):
         src = Path(src)
-        # bytes of a name that are not UTF-8 as \xNN escapes: the record is text
-        rows.append((stem, *(os.fsencode(x).decode("utf-8", "backslashreplace") for x in (src.name, os.path.abspath(src))),
-                     _sha256(src)))
+        rows.append((stem, as_text(src.name), as_text(os.path.abspath(src)), _sha256(src)))
     new = pd.DataFrame(rows, columns=IMPORT_RECORD_COLUMNS)
     out = Path(out)
     if earlier:

@@ -203,7 +203,7 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
     for kernel, g in h.groupby("kernel", sort=True):
         top_n = g["n"].max()
         g = g[g["n"] == top_n] if pd.notna(top_n) else g
-        reports = sorted(g["report"].unique(), key=list(g["report"]).index)  # in the table's order
+        reports = list(g["report"].unique())  # in the table's order
         g = g[g["report"] == reports[0]].sort_values(["launch", "rank"])
         at = f"N = {int(top_n)}" if pd.notna(top_n) else "no N"
         out.append(f"## {kernel}, {at}\n")
@@ -236,10 +236,9 @@ def code_span(text: str) -> str:
     longest run of backticks, with spaces inside where it starts or ends with one (CommonMark,
     "Code spans"; SASS such as ``BRA `(.L_x_0)`` broke a single-backtick span)."""
     text = str(text)
-    runs = [len(r) for r in re.findall(r"`+", text)]
-    fence = "`" * (max(runs, default=0) + 1)
-    pad = " " if runs and (text.startswith("`") or text.endswith("`")) else ""
-    return f"{fence}{pad}{text}{pad}{fence}" if runs else f"`{text}`"
+    fence = "`" * (max(map(len, re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def _launch_name(row: pd.Series, kernel: str) -> str:

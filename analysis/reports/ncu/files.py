@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from analysis.errors import ReportError
+from analysis.names import is_text
 from analysis.reports.report_info import _XZ_MAGIC, check_report_file, not_padding
 
 
@@ -72,11 +73,7 @@ def _plain_report(path: Path) -> Iterator[Path]:
     path that is not UTF-8 text (``ncu_report`` takes only text) is opened through a link of
     another name, and an xz copy gets a name that is text."""
     check_report_file(path)
-    try:
-        os.fspath(path).encode("utf-8")
-        textual = True
-    except UnicodeEncodeError:
-        textual = False
+    textual = is_text(os.fspath(path))
     if path.suffix != ".xz" and textual:
         yield path
         return

@@ -13,9 +13,10 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.errors import ReportError
+from analysis.names import is_text
 from analysis.reports.ncu.files import _plain_report, remove_orphans
-from analysis.reports.ncu.launches import _KIND_STRING, OPCODE_INSTANCES, _actions, _nvtx_names, _open
-from analysis.reports.ncu.read import _check_launches, _not_text, _read, is_text
+from analysis.reports.ncu.launches import OPCODE_INSTANCES, _actions, _metric_value, _open
+from analysis.reports.ncu.read import _check_launches, _not_text, _read
 from analysis.reports.ncu.units import _serve_attributes
 
 
@@ -72,24 +73,13 @@ def load_report_isolated(path: str | Path, *, expect_launches: int | None = 1, t
 
 
 def _check_string_values(path: Path, actions: list) -> None:
-    """Raise ReportError where a launch's demangled or mangled function name, NVTX ranges or
-    string metric value is not text (a damaged report, :func:`analysis.reports.ncu.read.is_text`),
-    as :func:`load_report` would."""
-    from analysis.nsight import ncu_report
-
+    """Raise ReportError where a launch's string metric value is not text (a damaged report,
+    :func:`analysis.names.is_text`), as :func:`load_report` would."""
     for launch, _rng, action in actions:
-        names = (("its demangled function name", action.name(ncu_report.IAction.NameBase_DEMANGLED)),
-                 ("its mangled function name", action.name(ncu_report.IAction.NameBase_MANGLED)),
-                 *zip(("its NVTX range", "its NVTX ranges"), _nvtx_names(action)))
-        for what, text in names:
-            if text is not None and not is_text(text):
-                raise _not_text(path, launch, what, text)
         for metric_name in action.metric_names():
-            m = action.metric_by_name(metric_name)
-            if m.kind() in _KIND_STRING and m.has_value():
-                value = m.as_string()
-                if value is not None and not is_text(value):
-                    raise _not_text(path, launch, f"the value of {metric_name}", value)
+            _, value = _metric_value(action.metric_by_name(metric_name))
+            if value is not None and not is_text(value):
+                raise _not_text(path, launch, f"the value of {metric_name}", value)
 
 
 def _launch_problem(path: Path) -> str | None:

@@ -12,25 +12,15 @@ from pathlib import Path
 import pandas as pd
 
 from analysis.errors import ReportError
-from analysis.names import ReportName, report_stem
+from analysis.names import ReportName, is_text, report_stem
 from analysis.nsight import ncu_report
 from analysis.reports.ncu.files import REPROFILE, _plain_report
 from analysis.reports.ncu.launches import FAILED_SHARE, IDENTITY_COLUMNS, OPCODE_INSTANCES, TIDY_COLUMNS, _METRIC_TYPE, _actions, _check_named, _dims, _metric_value, _nvtx_names, _open, launch_sizes, precision_from_kernel
 from analysis.reports.ncu.units import _ask, _attributes, _chip, _note_values, _plan, _typed_chip
 
 
-def is_text(s: str) -> bool:
-    """Whether ``s`` is text that UTF-8 can hold: ncu_report hands bytes it cannot decode
-    (a damaged report) back as lone surrogates, which neither its own lookups nor Arrow take."""
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _not_text(path: Path, launch: int, what: str, s: str) -> ReportError:
-    """The error for a launch's string that is not text (see :func:`is_text`)."""
+    """The error for a launch's string that is not text (see :func:`analysis.names.is_text`)."""
     at = next(i for i, ch in enumerate(s) if not is_text(ch))
     shown = s[max(0, at - 30):at + 30].encode("utf-8", "backslashreplace").decode()
     return ReportError(path, f"launch {launch}: {what} is not text (at character {at}: ...{shown}...; corrupt report)",
@@ -39,7 +29,8 @@ def _not_text(path: Path, launch: int, what: str, s: str) -> ReportError:
 
 def _check_launches(path: Path, name: ReportName | None, actions: list, expect_launches: int | None) -> None:
     """Raise ReportError where the report holds no launch, or not ``expect_launches`` per N, or
-    a launch whose function or metric names are not text (a damaged report: :func:`is_text`)."""
+    a launch whose function names, NVTX ranges or metric names are not text (a damaged report:
+    :func:`analysis.names.is_text`)."""
     if not actions:
         raise ReportError(path, "holds no kernel launch")
     per_n = len(name.sizes) if name else 1
@@ -50,8 +41,12 @@ def _check_launches(path: Path, name: ReportName | None, actions: list, expect_l
                           "profile with --launch-count 1 and a --kernel-name filter")
     for launch, _rng, action in actions:
         function = action.name()
-        if function is not None and not is_text(function):
-            raise _not_text(path, launch, "its function name", function)
+        for what, text in (("its function name", function),
+                           ("its demangled function name", action.name(ncu_report.IAction.NameBase_DEMANGLED)),
+                           ("its mangled function name", action.name(ncu_report.IAction.NameBase_MANGLED)),
+                           *zip(("its NVTX range", "its NVTX ranges"), _nvtx_names(action))):
+            if text is not None and not is_text(text):
+                raise _not_text(path, launch, what, text)
         names = action.metric_names()
         if len(names) == 0:
             raise ReportError(path, f"launch {launch} ({function or 'no function name'}) has no metrics (corrupt report)",
@@ -78,11 +73,6 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
             kernel = name.kernel if name else action.name()
             mangled = action.name(IAction.NameBase_MANGLED) or action.name()
             range_name, nvtx = _nvtx_names(action)
-            for what, text in (("its demangled function name", action.name(IAction.NameBase_DEMANGLED)),
-                               ("its mangled function name", mangled), ("its NVTX range", range_name),
-                               ("its NVTX ranges", nvtx)):
-                if text is not None and not is_text(text):
-                    raise _not_text(path, launch, what, text)
             # the launch's place among those of its range and kernel at its N (one launch per N: 0)
             occurrence = seen.get((range_name, mangled, size), 0)
             seen[(range_name, mangled, size)] = occurrence + 1
