@@ -3,6 +3,10 @@ comparisons (:mod:`analysis.compare.diff`) and the set's summary (:mod:`analysis
 
 from __future__ import annotations
 
+import csv
+import functools
+from importlib import resources
+
 import pandas as pd
 
 #: Units that convert into one another, as (dimension, factor to the dimension's base
@@ -49,3 +53,14 @@ def listed_units(units) -> str:
     ncu's empty unit written ``(none)`` so that it shows; a single unit as it is."""
     units = list(units)
     return "; ".join(u or "(none)" for u in units) if len(units) > 1 else units[0]
+
+
+@functools.lru_cache(maxsize=1)
+def device_attribute_units() -> dict[str, str]:
+    """The units of the ``device__attribute_*`` metrics that have one, which Nsight Compute
+    reports without a unit (empty in every report of ``foreign-reports``): metric name ->
+    unit (``kHz``, ``bit``, ``byte``), from ``analysis/data/device_attribute_units.csv``,
+    where each entry names its source (the CUDA Runtime API's ``cudaDeviceProp``). They label
+    values; no value is converted."""
+    with resources.files("analysis").joinpath("data/device_attribute_units.csv").open(encoding="utf-8") as fh:
+        return {row["metric"]: row["unit"] for row in csv.DictReader(fh)}

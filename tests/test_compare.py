@@ -83,14 +83,43 @@ def test_identifiers_are_not_compared_as_measurements(foreign_dir):
     ids = d[d["metric"].map(is_identifier)]
     assert set(ids["metric"]) >= {"launch__function_pcs", "launch__context_id", "launch__stream_id"}
     assert (ids["status"] == "identifier").all() and not ids["flagged"].any()
-    assert d.loc[~d["metric"].map(is_identifier), "status"].isin(["unchanged", "no value in either"]).all()
+    assert d.loc[~d["metric"].map(is_identifier), "status"].isin(["unchanged", "no value in either", "device"]).all()
+
+
+def test_device_attributes_of_two_gpus_are_listed_once_with_their_units(foreign_dir):
+    """A comparison of two GPUs flagged every device attribute that differs (clock rate, L2
+    size, SM count) as `changed`, once per launch and without a unit (Nsight Compute gives
+    none): 72 of the 182 changed rows between the A100 and A10G sets. They get the status
+    `device`, are never flagged, and the metadata lists each differing attribute once, with
+    the unit the CUDA Runtime API gives it (kHz for the clock rates)."""
+    from analysis.compare.diff import device_attributes, is_device_attribute, is_identifier
+    from analysis.reports.ncu import load_report
+
+    a100 = load_report(REPO / "profiles" / "a100_ncu2021.2.2_bitwise_spgemm" / "reports" / "result.ncu-rep.xz")
+    a10g = load_report(REPO / "profiles" / "a10g_ncu2023.1.1_esmm" / "reports" / "profile.ncu-rep.xz")
+    d = compare_sets(a100, a10g)  # ampere_sgemm_128x64_nn ran on both
+    dev = d[d["metric"].map(is_device_attribute)]
+    both = dev["value_baseline"].notna() & dev["value_candidate"].notna()
+    assert both.any() and (dev.loc[both, "value_baseline"] != dev.loc[both, "value_candidate"]).any()
+    assert (dev.loc[both, "status"] == "device").all() and not dev.loc[both, "flagged"].any()
+    assert not d["metric"].map(is_identifier)[d["status"] == "device"].any()
+    devices = device_attributes(a100), device_attributes(a10g)
+    assert devices[0]["device__attribute_clock_rate"] == "1410000"  # the A100-PCIE-40GB's 1410 MHz
+    meta = metadata_side_by_side({}, {}, ("a100", "a10g"), devices=devices).set_index("field")
+    clock = meta.loc["device__attribute_clock_rate"]
+    assert clock["unit"] == "kHz" and clock["a100"] == "1410000" and clock["a10g"] == devices[1][clock.name] != "1410000"
+    assert clock["differs"] and clock["source a100"] == "device attribute"
+    assert meta.loc["device__attribute_l2_cache_size", "unit"] == "byte"
+    assert devices[0]["device__attribute_warp_size"] == devices[1]["device__attribute_warp_size"]
+    assert "device__attribute_warp_size" not in meta.index  # attributes both GPUs share are not listed
 
 
 def test_noise_is_not_flagged(set_a, set_b):
     """A set against itself flags nothing; nor does the 13.5 set (median of its two repeats)
     against its own second repeat alone: every change lies inside the measured spread."""
     same = compare_sets(set_a, set_a)
-    assert not same["flagged"].any() and same["status"].isin(["unchanged", "no value in either", "identifier"]).all()
+    assert not same["flagged"].any() and same["status"].isin(["unchanged", "no value in either", "identifier",
+                                                             "device"]).all()
     second = set_b[set_b["repeat"] == 1].assign(repeat=0)
     d = compare_sets(set_b, second)
     dur = d[d["metric"] == "gpu__time_duration.sum"]
@@ -252,7 +281,7 @@ def test_a_set_compared_with_itself_has_two_metadata_columns(repo):
     metadata.csv: both columns had the set's name."""
     meta = json.loads((repo / "profiles" / A / "metadata.json").read_text())
     df = metadata_side_by_side(meta, meta, (A, A))
-    assert list(df.columns) == ["field", f"{A} (baseline)", f"{A} (candidate)", f"source {A} (baseline)",
+    assert list(df.columns) == ["field", "unit", f"{A} (baseline)", f"{A} (candidate)", f"source {A} (baseline)",
                                 f"source {A} (candidate)", "differs"]
     assert not df["differs"].any()
 

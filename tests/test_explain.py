@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.compare.diff import compare_metric_tables, is_identifier
+from analysis.compare.diff import compare_metric_tables, is_device_attribute, is_identifier
 from analysis.compare.explain import write_comparison_explanations
 from analysis.errors import AnalysisError
 from analysis.reports.noise import duration_interval, model_n, noise_model, read_noise_model
@@ -252,6 +252,8 @@ def test_hot_spots_of_a_kernel_in_two_reports_say_which_is_shown_and_keep_sass_w
     both = h.groupby("kernel")["report"].nunique()
     kernel = both[both > 1].index[0]
     page = hotspots_page("t4", h)
+    # reports from elsewhere have no N: the page said "at its largest N" of launches without one
+    assert h["n"].isna().all() and "largest N" not in page and "(the set's launches have no N)" in page
     shown = h[h["kernel"] == kernel]["report"].iloc[0]
     other = [r for r in h[h["kernel"] == kernel]["report"].unique() if r != shown]
     assert f"From report {shown}; {other[0]} also holds this kernel" in page
@@ -261,6 +263,25 @@ def test_hot_spots_of_a_kernel_in_two_reports_say_which_is_shown_and_keep_sass_w
         span = code_span(s)
         fence = span[:len(span) - len(span.lstrip("`"))]
         assert len(fence) > max(len(r) for r in re.findall(r"`+", s)) and span.endswith(fence)
+
+
+def test_the_stall_figure_of_reports_from_elsewhere_names_what_is_unknown(foreign_dir, tmp_path):
+    """The stall figure of imported reports titled its one panel "unknown", which read as a
+    precision of that name: their kernel names give none."""
+    from analysis.study.drawing import overlaps
+    from analysis.study.evidence import stall_table
+    from analysis.study.explain_figures import UNKNOWN_PRECISION, stall_figure, plt
+
+    out = _tables(tmp_path, "t4", [foreign_dir / f"{FOREIGN_PAIR[0]}.ncu-rep.xz"])
+    stalls = stall_table(pd.read_parquet(out["per_metric"]))
+    assert len(stalls) and stalls["precision"].isna().all()
+    fig = stall_figure(stalls, "t4")
+    try:
+        titles = [ax.get_title(loc="left") for ax in fig.axes]
+        assert titles == [UNKNOWN_PRECISION] and "fp16_" in UNKNOWN_PRECISION
+        assert overlaps(fig) == []
+    finally:
+        plt.close(fig)
 
 
 def test_a_part_under_a_tenth_of_a_microsecond_is_not_shown_as_zero(repo):
@@ -336,7 +357,8 @@ def test_a_comparison_without_repeats_takes_the_noise_model(knobs, model):
         diff = compare_metric_tables(one, one, model=read_noise_model(model), model_name="the model")
     assert set(diff["noise_source"]) == {"the model", "none: default_rel"}
     modelled = diff[diff["noise_source"] == "the model"]
-    expected = modelled["metric"].map(lambda m: "identifier" if is_identifier(m) else "unchanged")
+    expected = modelled["metric"].map(lambda m: "identifier" if is_identifier(m) else
+                                      "device" if is_device_attribute(m) else "unchanged")
     assert (modelled["status"] == expected).all()
     assert modelled["noise_rel"].notna().all()
     assert len(modelled) > 0.9 * len(diff)

@@ -40,12 +40,13 @@ import pandas as pd
 from analysis.reports.metric_table import (  # noqa: F401 (the comparison's inputs, named here too)
     KERNEL_KEYS, KEYS, LAUNCH_KEYS, METRIC_TABLE_COLUMNS, SESSION_PREFIXES, _with_identity, aliases,
     canonical_names, launch_source, metric_table, per_metric, read_metric_table)
-from analysis.units import UNITS, unit_factor  # noqa: F401 (named here too)
+from analysis.units import UNITS, device_attribute_units, unit_factor  # noqa: F401 (named here too)
 from analysis.versions import version_numbers
 
 #: Statuses of a comparison row, in the order the summary counts them.
 STATUSES = ["changed", "within noise", "unchanged", "unit changed", "no value in baseline",
-            "no value in candidate", "no value in either", "only in baseline", "only in candidate", "identifier"]
+            "no value in candidate", "no value in either", "only in baseline", "only in candidate", "identifier",
+            "device"]
 
 #: Metrics whose values name where or when a launch ran, not what it did: the kernel's code
 #: address, the context, stream and device it ran on, the GPU's PCI location, and the profiler's
@@ -61,6 +62,35 @@ def is_identifier(metric: str) -> bool:
     """Whether ``metric`` is one of :data:`IDENTIFIER_METRICS` or starts with one of
     :data:`IDENTIFIER_PREFIXES`."""
     return metric in IDENTIFIER_METRICS or metric.startswith(IDENTIFIER_PREFIXES)
+
+
+#: Metrics that describe the GPU a launch ran on, not the launch: its clocks, memory sizes,
+#: limits and SM count (``device__attribute_*``, save the PCI location, an identifier). Every
+#: launch of a report repeats them, so a comparison of two GPUs listed each difference once per
+#: launch: 72 of the 182 rows flagged ``changed`` between the A100 and A10G sets. A comparison
+#: gives them the status ``device`` and never flags them; the metadata lists each attribute
+#: whose values differ between the sets once (:func:`device_attributes`,
+#: :func:`metadata_side_by_side`).
+DEVICE_PREFIX = "device__attribute_"
+
+
+def is_device_attribute(metric: str) -> bool:
+    """Whether ``metric`` is a ``device__attribute_*`` metric other than an identifier
+    (:func:`is_identifier`)."""
+    return metric.startswith(DEVICE_PREFIX) and not is_identifier(metric)
+
+
+def device_attributes(table: pd.DataFrame) -> dict[str, str]:
+    """Each numeric ``device__attribute_*`` metric of a set (``table``: a per-metric table,
+    :func:`metric_table`, or a set table with columns metric and value) with its values in the
+    set: one value where every launch agrees, else the distinct values ascending and
+    ``", "``-joined (a set of several GPUs). Integral values are written without a fraction;
+    launches without a number are left out. Empty where the set has none."""
+    dev = table[table["metric"].map(is_device_attribute) & table["value"].notna()]
+    out = {}
+    for metric, values in dev.groupby("metric", sort=True)["value"]:
+        out[str(metric)] = ", ".join(f"{v:.0f}" if float(v).is_integer() else f"{v:g}" for v in sorted(set(values)))
+    return out
 
 
 from analysis.compare.figures import HEADLINE, headline_figure  # noqa: E402,F401 (drawn there, named here too)
@@ -244,8 +274,9 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
         the units do not convert), noise_rel, noise_source (``repeats``, ``{model_name}``
         for the noise model ``model`` (:func:`analysis.reports.noise.noise_model`), or
         ``none: default_rel``), threshold_rel, status (one of
-        :data:`STATUSES`; ``identifier`` for the :func:`is_identifier` metrics both launches
-        hold, whatever their values) and flagged. flagged is True for ``changed``, ``unit changed``,
+        :data:`STATUSES`; ``identifier`` for the :func:`is_identifier` metrics and ``device``
+        for the :func:`is_device_attribute` metrics both launches hold, whatever their values)
+        and flagged. flagged is True for ``changed``, ``unit changed``,
         ``no value in baseline``, ``no value in candidate`` and the one-sided rows of
         kernels and N present in both sets (a metric one launch lacks, or a launch that
         could not be matched).
@@ -310,11 +341,13 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     unit_changed = valued & m["unit_factor"].isna()
     comparable = valued & ~unit_changed
     beyond = comparable & (m["rel_change"].abs() > m["threshold_rel"])
-    ident_rows = m["metric"].isin([x for x in m["metric"].unique() if is_identifier(x)])  # once per metric name
-    conditions = [ident_rows & both, m["_merge"] == "left_only", m["_merge"] == "right_only", both & ~has_b & ~has_c,
+    names = m["metric"].unique()  # each name looked at once
+    ident_rows = m["metric"].isin([x for x in names if is_identifier(x)])
+    device_rows = m["metric"].isin([x for x in names if is_device_attribute(x)])
+    conditions = [ident_rows & both, device_rows & both, m["_merge"] == "left_only", m["_merge"] == "right_only", both & ~has_b & ~has_c,
                   both & ~has_b, both & ~has_c, unit_changed, beyond,
                   comparable & (m["rel_change"] != 0), comparable]
-    choices = ["identifier", "only in baseline", "only in candidate", "no value in either", "no value in baseline",
+    choices = ["identifier", "device", "only in baseline", "only in candidate", "no value in either", "no value in baseline",
                "no value in candidate", "unit changed", "changed", "within noise", "unchanged"]
     m["status"] = np.select(conditions, choices, default="")
     m["flagged"] = (m["status"].isin(["changed", "unit changed", "no value in baseline", "no value in candidate"])
@@ -387,10 +420,12 @@ def _same_version(a: str, b: str) -> bool:
 
 
 def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str],
-                          from_reports: tuple[dict, dict] = ({}, {})) -> pd.DataFrame:
-    """The two sets' metadata as a table: field, baseline, candidate, source of each side
-    (``metadata.json`` or ``reports``) and differs. The columns are named after the sets
-    (a set compared with itself gets "(baseline)" and "(candidate)" after its name).
+                          from_reports: tuple[dict, dict] = ({}, {}),
+                          devices: tuple[dict, dict] = ({}, {})) -> pd.DataFrame:
+    """The two sets' metadata as a table: field, unit, baseline, candidate, source of each
+    side (``metadata.json``, ``reports`` or ``device attribute``) and differs. The columns are
+    named after the sets (a set compared with itself gets "(baseline)" and "(candidate)" after
+    its name).
 
     Args:
         baseline, candidate: each set's metadata.json (empty dict for a set without one).
@@ -398,6 +433,10 @@ def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str
         from_reports: each set's :func:`versions_from_table`: what its reports' own
             session details give; a field metadata.json lacks (or leaves empty) takes it.
             The fields of :data:`REPORT_FIELDS` come first.
+        devices: each set's :func:`device_attributes`. An attribute both sets give, with other
+            values, is a row of its own after the metadata (its unit from
+            :func:`analysis.units.device_attribute_units`, empty where the attribute has none
+            or is not listed there); the attributes they agree on are not listed.
 
     ``differs`` compares version fields numerically without trailing ``.0`` parts, so
     ``2025.3.1`` (``ncu --version``) and ``2025.3.1.0`` (a report) do not differ; it is
@@ -423,4 +462,12 @@ def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str
     df = pd.DataFrame(rows, columns=["field", names[0], names[1], f"source {names[0]}", f"source {names[1]}"])
     df["differs"] = pd.array([pd.NA if not (a and b) else not _same_version(a, b)
                               for a, b in zip(df[names[0]], df[names[1]])], dtype="boolean")
+    df.insert(1, "unit", "")
+    units = device_attribute_units()
+    dev = [(k, units.get(k, ""), devices[0][k], devices[1][k], "device attribute", "device attribute", True)
+           for k in sorted(set(devices[0]) & set(devices[1])) if devices[0][k] != devices[1][k]]
+    if dev:
+        extra = pd.DataFrame(dev, columns=list(df.columns))
+        extra["differs"] = extra["differs"].astype("boolean")
+        df = pd.concat([df, extra], ignore_index=True)
     return df

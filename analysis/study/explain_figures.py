@@ -18,6 +18,11 @@ from analysis.study.drawing import OKABE_ITO, STYLE  # noqa: E402
 
 #: Parts drawn one by one in a waterfall; the rest are one bar.
 WATERFALL_PARTS = 8
+
+#: The panel title of launches whose kernel name gives no precision (reports from elsewhere):
+#: a bare "unknown" read as a precision of that name.
+UNKNOWN_PRECISION = "precision not known (kernel names without fp16_, int8_ or int4_)"
+
 UP, DOWN, TOTAL = "#D55E00", "#0072B2", "#999999"
 
 
@@ -117,16 +122,17 @@ def stall_figure(stalls: pd.DataFrame, title: str, max_reasons: int = 7):
         top = list(order.index[:max_reasons])
         s = stalls.assign(reason=stalls["reason"].where(stalls["reason"].isin(top), "other"))
         colours = dict(zip(top, OKABE_ITO)) | {"other": "#CCCCCC"}
-        precisions = sorted(s["precision"].fillna("unknown").unique())
+        s = s.assign(precision=s["precision"].astype(object).where(s["precision"].notna(), UNKNOWN_PRECISION))
+        precisions = sorted(s["precision"].unique())
         # a group of bars per launch identity (stall_table's launch: the kernel, or its instantiation,
         # range, later occurrence or report where the set holds several under one name)
         s = s.assign(kernel=s["launch"]) if "launch" in s else s
-        kernels_of = {p: sorted(s.loc[s["precision"].fillna("unknown") == p, "kernel"].unique()) for p in precisions}
+        kernels_of = {p: sorted(s.loc[s["precision"] == p, "kernel"].unique()) for p in precisions}
         width = max(len(k) for k in kernels_of.values())
         fig, axes = plt.subplots(len(precisions), 1, figsize=(max(6.0, 0.55 * width + 2), 2.6 * len(precisions)),
                                  layout="constrained", squeeze=False)
         for ax, p in zip(axes[:, 0], precisions):
-            sub = s[s["precision"].fillna("unknown") == p]
+            sub = s[s["precision"] == p]
             wide = sub.pivot_table(index=["kernel", "n"], columns="reason", values="cycles_per_issue", aggfunc="sum",
                                    dropna=False).fillna(0.0)
             xs, ticks, names = [], [], []

@@ -188,10 +188,13 @@ def findings_page(set_name: str, findings: pd.DataFrame, reports: list[str] | No
 
 
 def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
-    """A set's source hot spots at each kernel's largest N: the most-sampled SASS
-    instructions with their CUDA file and line and samples by stall reason."""
+    """A set's source hot spots at each kernel's largest N (every launch where the set has no
+    N, as reports from elsewhere): the most-sampled SASS instructions with their CUDA file
+    and line and samples by stall reason."""
+    with_n = hotspots.empty or hotspots["n"].notna().any()
+    scope = "Per kernel, at its largest N" if with_n else "Per kernel and launch (the set's launches have no N)"
     out = [f"# Source hot spots: {set_name}\n",
-           "Per kernel, at its largest N: the SASS instructions where Nsight Compute's warp sampling found "
+           f"{scope}: the SASS instructions where Nsight Compute's warp sampling found "
            "warps most often (`smsp__pcsamp_sample_count` per PC), with the CUDA file and line it maps them "
            "to (where the kernel was built with `-lineinfo`) and the samples by stall reason "
            "(`smsp__pcsamp_warps_issue_stalled_*`). PC offset: bytes from the lowest sampled address.\n"]
@@ -199,7 +202,7 @@ def hotspots_page(set_name: str, hotspots: pd.DataFrame) -> str:
         out.append("The set's reports hold no warp-sampling data (`smsp__pcsamp_*`, the Source Counters "
                    "section).\n")
         return "\n".join(out)
-    h = hotspots[hotspots["n"].notna()] if hotspots["n"].notna().any() else hotspots
+    h = hotspots[hotspots["n"].notna()] if with_n else hotspots
     for kernel, g in h.groupby("kernel", sort=True):
         top_n = g["n"].max()
         g = g[g["n"] == top_n] if pd.notna(top_n) else g

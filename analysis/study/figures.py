@@ -115,8 +115,8 @@ def _occupancy_plan(s: pd.DataFrame) -> tuple[str | None, _Notes]:
     if drawn:
         return None, notes
     if known.empty:
-        return "no launch of a kernel of known precision (a name starting fp16_, int8_ or int4_): throughput " \
-               "needs it and N", notes
+        return "no launch of a kernel of known precision (a name starting fp16_, int8_ or int4_): the " \
+               "throughput (TFLOP/s or TOP/s) is computed from the precision and N", notes
     return "no launch has both an occupancy and a throughput (" + notes.text() + ")", notes
 
 

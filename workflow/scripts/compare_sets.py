@@ -1,8 +1,8 @@
 """Rule compare_sets: diff two profile sets, flag changes beyond the noise, draw the headline."""
 import pandas as pd
 
-from analysis.compare.diff import (REPORT_FIELDS, Thresholds, compare_metric_tables, metadata_side_by_side,
-                              read_metric_table, status_counts, versions_from_table)
+from analysis.compare.diff import (REPORT_FIELDS, Thresholds, compare_metric_tables, device_attributes,
+                                   metadata_side_by_side, read_metric_table, status_counts, versions_from_table)
 from analysis.compare.renames import one_sided_reasons, reason_counts
 from analysis.compare.figures import headline_figure
 from analysis.study.figures import save
@@ -17,12 +17,12 @@ sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
     a, b = sm.wildcards.a, sm.wildcards.b
     model = read_noise_model(sm.input.model[0]) if sm.input.model else None
-    diff = compare_metric_tables(read_metric_table(sm.input.baseline), read_metric_table(sm.input.candidate),
-                                 Thresholds(**sm.params.thresholds), model, sm.params.model_name)
+    tables = read_metric_table(sm.input.baseline), read_metric_table(sm.input.candidate)
+    diff = compare_metric_tables(*tables, Thresholds(**sm.params.thresholds), model, sm.params.model_name)
     own = [read_metadata(m[0] if m else None) for m in (sm.input.meta_baseline, sm.input.meta_candidate)]
     from_reports = tuple(versions_from_table(pd.read_parquet(t, columns=list(REPORT_FIELDS)))
                          for t in (sm.input.table_baseline, sm.input.table_candidate))
-    meta = metadata_side_by_side(own[0], own[1], (a, b), from_reports)
+    meta = metadata_side_by_side(own[0], own[1], (a, b), from_reports, tuple(map(device_attributes, tables)))
     write_csv(meta, sm.output.metadata)
     # one Nsight Compute version per side (metadata.json's, else the reports' if they agree)
     versions = [m.get("ncu_version") or (r["ncu_version"] if r["ncu_version"] and "," not in r["ncu_version"]
