@@ -230,6 +230,32 @@ def test_an_import_adding_another_gpu_to_a_set_says_so(foreign_dir, tmp_path):
         "GPUs (import into a new set name to keep them apart)"]
 
 
+def test_an_import_of_several_gpus_and_versions_says_so(foreign_dir, tmp_path):
+    """One import of an A100's and an A10G's reports (Nsight Compute 2021.2.2 and 2023.1.1) into a new
+    set was silent, where an import adding the A10G's to a set of the A100's was not: the set's
+    figures then take launches of one function name together across the two GPUs."""
+    from analysis.reports.report_info import report_metadata
+
+    a100 = foreign_dir / "ZSL98__bitwise_spgemm__profiling_results_result__0dd03585.ncu-rep.xz"
+    a10g = foreign_dir / "AveryClapp__ESMM-Research__profile__fcf10798.ncu-rep.xz"
+    for name, src in (("a.ncu-rep.xz", a100), ("b.ncu-rep.xz", a10g), ("c.ncu-rep.xz", a10g)):
+        (tmp_path / name).write_bytes(src.read_bytes())
+    ma, mb = report_metadata(a100), report_metadata(a10g)
+    assert ma["gpu"] != mb["gpu"] and ma["ncu_version"] != mb["ncu_version"]
+    said = [w for w in check_sources(import_plan(tmp_path)) if "these reports are of" in w]
+    assert said == [
+        f"config source: these reports are of 2 GPUs ({mb['gpu']} (2), {ma['gpu']} (1)), so the set will mix them: its "
+        "figures and tables take the launches of one function name together and its comparisons judge it as one "
+        "set (import each into a set of its own to keep them apart)",
+        f"config source: these reports are of 2 Nsight Compute versions ({mb['ncu_version']} (2), "
+        f"{ma['ncu_version']} (1)), so the set will mix them: its figures and tables take the launches of one "
+        "function name together and its comparisons judge it as one set (import each into a set of its own to "
+        "keep them apart)"]
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "a.ncu-rep.xz").write_bytes(a100.read_bytes())
+    assert check_sources(import_plan(tmp_path / "one")) == []  # one GPU, one version: nothing said
+
+
 def test_the_import_record_keeps_the_absolute_path(foreign_dir, tmp_path, monkeypatch):
     """A source given as a relative folder was recorded relative, which says nothing once the
     working directory is another."""

@@ -109,8 +109,9 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     once the files are stored.
 
     Returns:
-        Warnings: one where ``set_folder`` holds reports already and this import adds
-        reports of another GPU; one for the plain ``.ncu-rep`` sources (no checksum guards them, and ncu
+        Warnings: one where the reports imported are of several GPUs, one where they are of
+        several Nsight Compute versions (a version not recorded counts as one more), one where
+        ``set_folder`` holds reports already and this import adds reports of another GPU; one for the plain ``.ncu-rep`` sources (no checksum guards them, and ncu
         writes a block per launch, so a file cut between two launches reads as a whole
         report with fewer; it gives the launch count each holds to check against what was
         profiled), and one per group of sources of identical bytes (the set would hold each
@@ -124,10 +125,12 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
 
     bad, plain, whole = [], [], []  # whole: the sources no check above refused
     gpus: dict[str, tuple[str, str | None]] = {}  # stem -> (file name, GPU)
+    versions: dict[str, str | None] = {}  # stem -> Nsight Compute version
     for stem, src in plan.items():
         try:
             meta, launches = report_facts(src)
             gpus[stem] = (src.name, meta["gpu"])
+            versions[stem] = meta["ncu_version"]
             if launches == 0:
                 bad.append(f"{src}: holds no profiled launch (cut short before its first, or a session of no "
                            "kernel)")
@@ -179,6 +182,17 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     warnings = [f"config source: {', '.join(names)} are the same bytes: the set would hold each of their launches "
                 "twice, under two report names; leave all but one out of the import"
                 for names in _same_bytes(plan.values())]
+    # several GPUs or Nsight Compute versions in one import: allowed, but said, as for an import into a
+    # set of another GPU (below): the set's figures and tables take launches of one function name together
+    for what, per_stem in (("GPUs", {stem: gpu for stem, (_, gpu) in gpus.items()}),
+                           ("Nsight Compute versions", versions)):
+        counts = _counted(per_stem.values())
+        if len(counts) > 1:
+            listed = ", ".join(f"{k} ({n})" for k, n in counts.items())
+            warnings.append(f"config source: these reports are of {len(counts)} {what} ({listed}), so the set will "
+                            f"mix them: its figures and tables take the launches of one function name together and "
+                            f"its comparisons judge it as one set (import each into a set of its own to keep them "
+                            f"apart)")
     # another GPU into a set that holds reports already: allowed (a set may mix GPUs), but said
     in_set = {gpu for gpu in held_gpus.values() if gpu}
     new_gpus = {gpu for _, gpu in gpus.values() if gpu} - in_set
@@ -192,6 +206,16 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
             "report cut between two launches reads as a whole one with fewer launches, so check these counts "
             "against what was profiled (xz-compress reports where they are made: xz's checksum then guards them)",
             *warnings]
+
+
+def _counted(values) -> dict[str, int]:
+    """How many of ``values`` (str or None) are each distinct one, most first, ``not recorded``
+    (None or empty) last."""
+    known: dict[str, int] = {}
+    for v in values:
+        key = v if v else "not recorded"
+        known[key] = known.get(key, 0) + 1
+    return {k: known[k] for k in sorted(known, key=lambda k: (k == "not recorded", -known[k], k))}
 
 
 def _stored(stored: Path | None, plan: dict[str, Path]) -> list[Path]:
