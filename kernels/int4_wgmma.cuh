@@ -96,6 +96,18 @@
 #ifndef PACKED_STAGES
 #define PACKED_STAGES STAGES
 #endif
+// SPLIT_RINGS=1: the layout of a packed ring of its own (the STAGES INT8 B tiles first, then the
+// packed stages) even where PACKED_STAGES equals STAGES, so that the layout's cost can be told
+// from a deeper ring's. A STAGES deeper than PACKED_STAGES gives the INT8 B tiles the deeper ring.
+#ifndef SPLIT_RINGS
+#define SPLIT_RINGS 0
+#endif
+// UNPACK_LOAD_FIRST=1: the producer reads a tile's packed B into its registers before it waits for
+// the tile's INT8 B stage to be free (b_empty), so that the loads' latency passes under that wait;
+// 0 (the registered kernels): after it.
+#ifndef UNPACK_LOAD_FIRST
+#define UNPACK_LOAD_FIRST 0
+#endif
 
 namespace i4wg {
 
@@ -115,7 +127,7 @@ constexpr int kPackedB = kBlockN * kPackedRowBytes;
 constexpr int kS8B = kBlockN * kS8RowBytes;
 constexpr int kStageBytes = kS8B + kPackedA + kPackedB;  // INT8 B first: its 1024-byte alignment
 constexpr int kPackedStages = PACKED_STAGES;
-constexpr bool kSplitRings = kPackedStages != kStages;
+constexpr bool kSplitRings = SPLIT_RINGS != 0 || kPackedStages != kStages;
 constexpr int kPackedStageBytes = kPackedA + kPackedB;
 // where the C slots start: after every stage (the same offset either layout)
 constexpr int kEpiOffset = kStages * kS8B + kPackedStages * kPackedStageBytes;
@@ -149,6 +161,7 @@ static_assert(kGroup == 1 || (kGroup == 2 && kPersistent && kStages % 2 == 0),
 static_assert(!UNPACK_EARLY || kGroup == 2, "UNPACK_EARLY needs UNPACK_GROUP 2");
 static_assert(!kSplitRings || (kGroup == 1 && kPackedStages >= 2 && kPackedStageBytes % kAlign == 0),
               "PACKED_STAGES other than STAGES: one K tile at a time (UNPACK_GROUP 1), at least two packed stages");
+static_assert(!UNPACK_LOAD_FIRST || kGroup == 1, "UNPACK_LOAD_FIRST: one K tile at a time (UNPACK_GROUP 1)");
 
 // A ring position counted along: stage and phase of the next K tile, without a division.
 template <int kDepth>
@@ -351,8 +364,9 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
         const int s = it % kStages;
         const int ps = kSplitRings ? unpack_pos.stage : s;
         hopper::mbarrier_wait(&packed_full[ps], kSplitRings ? unpack_pos.phase : phase);
+        if constexpr (UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), threadIdx.x);
         hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
-        unpack_load(q[0], packed_b(ps), threadIdx.x);
+        if constexpr (!UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), threadIdx.x);
         unpack_store(s8_b(s), q[0], threadIdx.x);
         release_b(it, 0, 0, ps);
         if constexpr (kSplitRings) unpack_pos.advance();

@@ -538,10 +538,11 @@ def test_unpack_groups_need_the_persistent_build(tmp_path):
         assert message in (tmp_path / "k.log").read_text()
 
 
-def packed_ring_tiling(t: Tiling, packed: int, slots: int = 0) -> Tiling:
+def packed_ring_tiling(t: Tiling, packed: int, slots: int = 0, stages: int | None = None) -> Tiling:
     """``t`` with ``packed`` packed stages beside its INT8 B stages (PACKED_STAGES of
-    kernels/int4_wgmma.cuh): the shared memory that layout takes, with ``slots`` C slots per
-    consumer warpgroup (EPI_TMA, 8 KiB each)."""
+    kernels/int4_wgmma.cuh; ``stages`` INT8 B stages, default ``t``'s): the shared memory that
+    layout takes, with ``slots`` C slots per consumer warpgroup (EPI_TMA, 8 KiB each)."""
+    t = dataclasses.replace(t, stages=stages or t.stages)
     smem = (t.stages * t.block_n * 2 * t.block_k_bytes + packed * (t.block_m + t.block_n) * t.block_k_bytes
             + 1024 + 2 * slots * 8192)
     return dataclasses.replace(t, smem_bytes=smem)
@@ -592,6 +593,45 @@ def test_packed_ring_deeper_than_the_int8_b_ring(built, tmp_path):
     assert "tiling.smem_bytes in the registry differs" in (tmp_path / "k.log").read_text()
 
 
+def test_a_deeper_int8_b_ring_and_loads_before_the_wait(built, tmp_path):
+    """SPLIT_RINGS=1 lays the registered 4 + 4 stages out as a packed ring of its own would be
+    (the same shared memory); STAGES=6 with PACKED_STAGES=4 gives the INT8 B tiles a ring of 6
+    beside 4 packed stages (with C slots too, within the H200's 232448 bytes a block);
+    UNPACK_LOAD_FIRST=1 moves the producer's four LDS.128 of packed B before its wait for a free
+    INT8 B stage (a SYNCS try-wait between the loads and the first STS.128), where the registered
+    build loads after both waits. Off, both leave the registered SASS as it is; nothing spills;
+    the loads first with groups of K tiles are refused at compile time."""
+    kernel = "int4_wgmma_persistent"
+    t = tiling_from_config(CONFIG, kernel)
+    b1 = ["-DUNPACK_BASE_ADDR=1"]
+    cases = {"off": (t, ["-DSPLIT_RINGS=0", "-DUNPACK_LOAD_FIRST=0"]),
+             "lf": (t, ["-DUNPACK_LOAD_FIRST=1"]),
+             "split": (packed_ring_tiling(t, 4), b1 + ["-DSPLIT_RINGS=1", "-DPACKED_STAGES=4"]),
+             "s6p4": (packed_ring_tiling(t, 4, stages=6), b1 + ["-DPACKED_STAGES=4"]),
+             "s6p4_lf_tma2": (packed_ring_tiling(t, 4, 2, stages=6),
+                              b1 + ["-DPACKED_STAGES=4", "-DEPI_TMA=2", "-DUNPACK_LOAD_FIRST=1"])}
+    sass_of = {}
+    for tag, (tiling, defines) in cases.items():
+        usage, sass_of[tag] = build_int4_variant(tmp_path, tag, tiling, defines)
+        assert tiling.smem_bytes + usage.shared_bytes <= 232448, tag
+    assert sass_of["off"] == built[kernel][1]
+    assert packed_ring_tiling(t, 4).smem_bytes == t.smem_bytes
+
+    def waits_between_loads_and_stores(sass: str) -> int:
+        lines = sass.splitlines()
+        first_lds = next(i for i, line in enumerate(lines) if re.search(r"\bLDS\.128\b", line))
+        first_sts = next(i for i, line in enumerate(lines) if re.search(r"\bSTS\.128\b", line))
+        return sum("TRYWAIT" in line for line in lines[first_lds:first_sts])
+
+    assert waits_between_loads_and_stores(built[kernel][1]) == 0
+    assert waits_between_loads_and_stores(sass_of["lf"]) == waits_between_loads_and_stores(sass_of["s6p4_lf_tma2"]) == 1
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90",
+                     t.defines() + ["-DUNPACK_LOAD_FIRST=1", "-DUNPACK_GROUP=2"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "UNPACK_LOAD_FIRST: one K tile at a time" in (tmp_path / "k.log").read_text()
+
+
 def test_two_producer_warpgroups(built, tmp_path):
     """PRODUCER_WARPS=8 gives the INT4 kernel two producer warpgroups (512 threads, 128
     registers a thread at entry): each producer thread unpacks 2 packed chunks a K tile (2
@@ -618,12 +658,16 @@ def test_two_producer_warpgroups(built, tmp_path):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("packed, slots, producer_warps", [(6, 0, 4), (5, 2, 4), (4, 0, 8), (4, 4, 8), (6, 0, 8)])
-def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots, producer_warps):
-    """With a packed ring of its own (PACKED_STAGES; C through the copy engine for 5 stages), or
-    with two producer warpgroups (PRODUCER_WARPS=8), the INT4 kernel is exact at every configured
-    N on an sm_90 GPU, all of C checked, and on 2 CTAs at N = 1024 (16 blocks each: both rings
-    wrap several times within a CTA)."""
+@pytest.mark.parametrize("packed, slots, producer_warps, stages, extra", [
+    (6, 0, 4, 4, ""), (5, 2, 4, 4, ""), (4, 0, 8, 4, ""), (4, 4, 8, 4, ""), (6, 0, 8, 4, ""),
+    (4, 0, 4, 4, "-DSPLIT_RINGS=1"), (4, 2, 4, 6, "-DUNPACK_LOAD_FIRST=1"), (4, 4, 4, 4, "-DUNPACK_LOAD_FIRST=1")])
+def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots, producer_warps, stages, extra):
+    """With a packed ring of its own (PACKED_STAGES; C through the copy engine for 5 stages), its
+    layout alone (SPLIT_RINGS), a deeper INT8 B ring (6 stages beside 4 packed), the producer's
+    loads before its wait for a free stage (UNPACK_LOAD_FIRST), or two producer warpgroups
+    (PRODUCER_WARPS=8), the INT4 kernel is exact at every configured N on an sm_90 GPU, all of C
+    checked, and on 2 CTAs at N = 1024 (16 blocks each: both rings wrap several times within a
+    CTA)."""
     from analysis.gpu.build import compile_cubin
     from analysis.gpu.device import detect_gpu
     from analysis.gpu.harness import GemmRunner
@@ -633,10 +677,10 @@ def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots, p
     if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
         pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
     t = packed_ring_tiling(dataclasses.replace(tiling_from_config(CONFIG, kernel), producer_warps=producer_warps),
-                           packed, slots)
+                           packed, slots, stages)
     compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch,
-                  t.defines() + [f"-DPACKED_STAGES={packed}", "-DUNPACK_BASE_ADDR=1", f"-DEPI_TMA={slots}"],
-                  tmp_path / "k.cubin", tmp_path / "k.json")
+                  t.defines() + [f"-DPACKED_STAGES={packed}", "-DUNPACK_BASE_ADDR=1", f"-DEPI_TMA={slots}"]
+                  + ([extra] if extra else []), tmp_path / "k.cubin", tmp_path / "k.json")
     for n, ctas in [(n, None) for n in CONFIG["sizes"]] + [(1024, 2)]:
         run = GemmRunner(tmp_path / "k.cubin", kernel, "int4", t, n, n, n, seed=n,
                          **kernel_options(CONFIG["kernels"][kernel]))
