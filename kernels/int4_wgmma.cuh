@@ -108,6 +108,18 @@
 #ifndef UNPACK_LOAD_FIRST
 #define UNPACK_LOAD_FIRST 0
 #endif
+// Where the interleaved layout (PACKED_STAGES equal to STAGES, no SPLIT_RINGS) puts each stage's
+// tiles in its slot of kStageBytes: LAYOUT_ROTATE=r puts stage s's INT8 B tile in slot (s + r) %
+// STAGES (the packed tiles of stage s stay in slot s), and LAYOUT_B8_LAST=1 puts the INT8 B tile
+// after the packed tiles in its slot instead of before them. 0 and 0: the registered kernels.
+// The split layout, the same tiles at other addresses, cost 10 % at equal ring depths
+// (docs/perf-notes.md, 2026-12-06).
+#ifndef LAYOUT_ROTATE
+#define LAYOUT_ROTATE 0
+#endif
+#ifndef LAYOUT_B8_LAST
+#define LAYOUT_B8_LAST 0
+#endif
 
 namespace i4wg {
 
@@ -162,6 +174,8 @@ static_assert(!UNPACK_EARLY || kGroup == 2, "UNPACK_EARLY needs UNPACK_GROUP 2")
 static_assert(!kSplitRings || (kGroup == 1 && kPackedStages >= 2 && kPackedStageBytes % kAlign == 0),
               "PACKED_STAGES other than STAGES: one K tile at a time (UNPACK_GROUP 1), at least two packed stages");
 static_assert(!UNPACK_LOAD_FIRST || kGroup == 1, "UNPACK_LOAD_FIRST: one K tile at a time (UNPACK_GROUP 1)");
+static_assert((LAYOUT_ROTATE == 0 && LAYOUT_B8_LAST == 0) || (!kSplitRings && LAYOUT_ROTATE >= 0 && LAYOUT_ROTATE < kStages),
+              "LAYOUT_ROTATE (0 .. STAGES - 1) and LAYOUT_B8_LAST: the interleaved layout only");
 
 // A ring position counted along: stage and phase of the next K tile, without a division.
 template <int kDepth>
@@ -286,14 +300,20 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
   const int wgroup = threadIdx.x / 128, warp = threadIdx.x / 32 % 4, lane = threadIdx.x % 32;
   // Stage s: INT8 B at s8_b(s), then packed A, then packed B; with kSplitRings the kStages INT8
   // B tiles first, then the kPackedStages packed stages (A, then B).
-  auto s8_b = [&](int s) { return base + s * (kSplitRings ? kS8B : kStageBytes); };
+  // (interleaved: LAYOUT_ROTATE and LAYOUT_B8_LAST move the tiles within and between the slots)
+  auto s8_b = [&](int s) {
+    return kSplitRings ? base + s * kS8B
+                       : base + (LAYOUT_ROTATE ? (s + LAYOUT_ROTATE) % kStages : s) * kStageBytes +
+                             (LAYOUT_B8_LAST ? kPackedStageBytes : 0);
+  };
   auto packed_a = [&](int s) {
-    return kSplitRings ? base + kStages * kS8B + s * kPackedStageBytes : s8_b(s) + kS8B;
+    return kSplitRings ? base + kStages * kS8B + s * kPackedStageBytes
+                       : base + s * kStageBytes + (LAYOUT_B8_LAST ? 0 : kS8B);
   };
   auto packed_b = [&](int s) { return packed_a(s) + kPackedA; };
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < (kSplitRings ? kPackedStages : kStages); ++s) {
+    for (int s = 0; s < (kPackedStages > kStages ? kPackedStages : kStages); ++s) {  // both rings' barriers
       if (s < kPackedStages) {
         hopper::mbarrier_init(&packed_full[s], 1);
         hopper::mbarrier_init(&packed_empty[s], PRODUCER_WARPS + kConsumerWarps);
@@ -337,7 +357,8 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
       }
       hopper::mbarrier_wait(&packed_empty[s], empty_parity);
       hopper::mbarrier_arrive_expect_tx(&packed_full[s], kPackedA + kPackedB);
-      uint8_t* dst_a = kSplitRings ? smem + kStages * kS8B + s * kPackedStageBytes : smem + s * kStageBytes + kS8B;
+      uint8_t* dst_a = kSplitRings ? smem + kStages * kS8B + s * kPackedStageBytes
+                                   : smem + s * kStageBytes + (LAYOUT_B8_LAST ? 0 : kS8B);
       hopper::tma_load_2d(dst_a, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM, &packed_full[s]);
       hopper::tma_load_2d(dst_a + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes, blk.n * kBlockN, &packed_full[s]);
       ++next;

@@ -26,6 +26,11 @@ and racecheck of four builds at N = 1024 on 2 CTAs; one ncu process (clock contr
 one launch of each build at N = 8192; and `--set full` of i4, i4_lf and i4_s6p4 for their PC
 samples.
 
+DEV_SET=layout (the second call, files dev5_*): the split layout cost 10 % in the first, so the
+interleaved layout's tiles are moved instead: LAYOUT_ROTATE=r (stage s's INT8 B tile in slot
+(s + r) % 4) and LAYOUT_B8_LAST (the INT8 B tile after the packed tiles of its slot), alone and
+with EPI_TMA=4, beside the registered build and int8_wgmma_serpentine and int8_wgmma_lag.
+
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
 check TAG N CTAS`."""
@@ -42,7 +47,7 @@ from analysis.gpu.harness.runner import GemmRunner
 from analysis.precision import gemm_ops, precision_of
 from analysis.tools import find_tool
 
-PFX = "dev4"
+PFX = "dev5" if os.environ.get("DEV_SET") == "layout" else "dev4"
 W = Path(f"/tmp/w{PFX}"); W.mkdir(exist_ok=True)
 CFG = yaml.safe_load(open("config/config.yaml"))
 I4, SERP, LAG = "int4_wgmma_persistent", "int8_wgmma_serpentine", "int8_wgmma_lag"
@@ -71,6 +76,15 @@ BUILDS = {"i4": b(I4), "i4_tma4": b(I4, slots=4), "i4_lf": b(I4, *LF), "i4_lf_tm
           "i8_serp": b(SERP), "i8_lag": b(LAG), "i8_tma2": b(SERP, slots=2)}
 SANITIZE = ("i4_lf", "i4_split", "i4_s6p4_tma2", "i4_s6p4_lf_tma2")
 FULL = ("i4", "i4_lf", "i4_s6p4")
+if PFX == "dev5":  # DEV_SET=layout: the interleaved layout's tiles moved within and between slots
+    ROT = {r: f"-DLAYOUT_ROTATE={r}" for r in (1, 2, 3)}
+    LAST = "-DLAYOUT_B8_LAST=1"
+    BUILDS = {"i4": b(I4), "i4_tma4": b(I4, slots=4), "i4_r2": b(I4, ROT[2]), "i4_last": b(I4, LAST),
+              **{f"i4_r{r}_tma4": b(I4, ROT[r], slots=4) for r in (1, 2, 3)},
+              "i4_last_tma4": b(I4, LAST, slots=4), "i4_last_r2_tma4": b(I4, LAST, ROT[2], slots=4),
+              "i8_serp": b(SERP), "i8_lag": b(LAG)}
+    SANITIZE = ("i4_r2_tma4", "i4_last_r2_tma4")
+    FULL = ("i4_tma4", "i4_r2_tma4", "i4_last_tma4")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
