@@ -300,6 +300,25 @@ def test_a_part_under_a_tenth_of_a_microsecond_is_not_shown_as_zero(repo):
     assert not re.search(r"[+-]0\.0 us", line)
 
 
+def test_math_pipe_throttle_points_at_every_execution_pipe(knobs):
+    """Pages glossed math_pipe_throttle as "the math pipe (tensor pipe) busy" and showed only the
+    tensor pipe behind it, also for SIMT kernels: the Profiling Guide's reason is any execution
+    pipe the next instruction waits for. The FMA, ALU and FP64 pipes' shares are now read beside
+    the tensor pipe's (here from int8_ptx_mma_k32's report at N = 8192)."""
+    from analysis.study.explain import MECHANISMS, STALL_MEANING
+
+    meaning, topics = STALL_MEANING["math_pipe_throttle"]
+    assert "tensor" in topics and "pipes" in topics and "FMA" in meaning and "tensor pipe) busy" not in meaning
+    piped = {label for _, label, topic in MECHANISMS if topic == "pipes"}
+    assert piped == {"FMA pipe active (%)", "ALU pipe active (%)", "FP64 pipe active (%)"}
+    la, lb = knobs.launch("int8_ptx_mma_k32", 8192), knobs.launch("int8_ptx_3stage", 8192)
+    e = explain_pair(la.values, lb.values)
+    mech = e.mechanisms.set_index("label")
+    fma = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
+    assert mech.loc["FMA pipe active (%)", "value_a"] == la.values[fma] > 0
+    assert mech.loc["FMA pipe active (%)", "topic"] == "pipes"
+
+
 def test_a_side_without_warp_state_metrics_is_not_decomposed(knobs):
     la = knobs.launch("int8_ptx_mma_k32", 8192)
     b = la.values.drop([m for m in la.values.index if m.startswith("smsp__average_warps_issue_stalled_")])

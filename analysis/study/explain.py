@@ -62,7 +62,8 @@ STALL_MEANING = {
     "mio_throttle": ("MIO queue full (shared-memory and ldmatrix instructions)", ["shared"]),
     "lg_throttle": ("LSU queue for global/local memory full", ["global_ld"]),
     "barrier": ("waiting at a block barrier for the other warps", ["barrier"]),
-    "math_pipe_throttle": ("the math pipe (tensor pipe) busy", ["tensor"]),
+    "math_pipe_throttle": ("waiting for an execution pipe to be free (whichever pipe the next instruction "
+                           "needs: FMA, ALU, FP64, tensor ...)", ["pipes", "tensor"]),
     "wait": ("fixed-latency dependency", []),
     "not_selected": ("eligible, another warp issued", ["issue"]),
     "selected": ("issuing", ["issue"]),
@@ -100,6 +101,9 @@ MECHANISMS = [
     ("launch__occupancy_limit_shared_mem", "blocks per SM (shared-memory limit)", "warps"),
     ("launch__waves_per_multiprocessor", "waves per SM", "idle"),
     ("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "tensor pipe active (%)", "tensor"),
+    ("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", "FMA pipe active (%)", "pipes"),
+    ("sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active", "ALU pipe active (%)", "pipes"),
+    ("sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active", "FP64 pipe active (%)", "pipes"),
     ("smsp__issue_active.avg.per_cycle_active", "issue slots used per cycle", "issue"),
     ("smsp__inst_executed_op_bar.sum", "barrier instructions (BAR) executed", "barrier"),
 ]
