@@ -482,6 +482,34 @@ def test_a_comparison_explains_each_instantiation_and_range_apart(tmp_path, base
         assert all(x == y for x, y in pairs)
 
 
+def test_a_comparison_of_two_other_gpus_says_what_its_verdicts_rest_on(tmp_path):
+    """The A100 / A10G comparison: its verdicts took the H200 noise model without saying so on the
+    page; a launch pair not decomposed read "no part beyond noise"; the sections of pairs matched
+    by name but of other shapes did not say so, and said "Parts add up" of no parts."""
+    from analysis.compare.diff import versions_from_table
+    from analysis.compare.explain import noise_caveat
+
+    reports = {"a100": REPO / "profiles" / "a100_ncu2021.2.2_bitwise_spgemm" / "reports" / "result.ncu-rep.xz",
+               "a10g": REPO / "profiles" / "a10g_ncu2023.1.1_esmm" / "reports" / "profile.ncu-rep.xz"}
+    (out_a, a), (out_b, b) = (_evidence(tmp_path / k, k, [v]) for k, v in reports.items())
+    gpus = tuple(versions_from_table(pd.read_parquet(o["metrics"]))["gpu"] for o in (out_a, out_b))
+    model = "noise model of h200_580.159.04_ncu2025.3.1_noise"
+    assert noise_caveat(model, "NVIDIA H200", ("NVIDIA H200", "NVIDIA H200")) == ""
+    assert noise_caveat("", "NVIDIA H200", gpus) == ""
+    caveat = noise_caveat(model, "NVIDIA H200", gpus)
+    assert all(g in caveat for g in gpus) and "measured on NVIDIA H200" in caveat
+    diff = compare_metric_tables(pd.read_parquet(out_a["per_metric"]), pd.read_parquet(out_b["per_metric"]))
+    write_comparison_explanations(diff, a, b, tmp_path / "e.md", tmp_path / "e.csv", tmp_path / "e.png", None,
+                                  caveat=caveat)
+    page = (tmp_path / "e.md").read_text()
+    assert page.splitlines()[2] == caveat  # under the title, before anything else
+    rows = [line for line in page.splitlines() if line.startswith("| ampere_sgemm")]
+    assert rows and all(line.endswith("| not decomposed |") for line in rows)
+    sections = [sec for sec in page.split("\n## ")[1:] if sec.startswith("ampere_sgemm")]  # the launch pairs'
+    assert len(sections) == 2 and all(sec.count("**Matched by name, not by shape**: launch__grid_size 2560 against 640") == 1
+                            and "Not decomposed:" in sec and "Parts add up" not in sec for sec in sections)
+
+
 def test_the_findings_page_gives_each_launch_of_a_shared_name_its_own_heading(tmp_path):
     _, ev = _evidence(tmp_path, "several_full", [DATA / "several_full.ncu-rep.xz"])
     heads = [line for line in findings_page("several_full", ev.findings).splitlines() if line.startswith("## ")]
@@ -513,6 +541,10 @@ def test_the_findings_page_names_the_reports_without_rule_results(foreign_dir, t
     heads = [line for line in page.splitlines() if line.startswith("## ")]  # the other report's launches
     assert len(heads) == ev.findings.groupby(["report", "launch"]).ngroups > 0
     assert set(ev.findings["report"]) == {FOREIGN_PAIR[0]}
+    # every message whole: the page cut them at 300 characters, mid-word and without a mark
+    shown = ev.findings[ev.findings["kind"].isin(["optimization", "warning", "error", "unreadable"])]
+    longest = max(shown["message"].dropna(), key=len)
+    assert len(longest) > 300 and " ".join(longest.split()).replace("|", "\\|") in page
 
 
 def test_the_duration_noise_is_named_by_the_side_it_comes_from(knobs, model, tmp_path):

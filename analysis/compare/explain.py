@@ -97,12 +97,30 @@ def one_sided_section(diff: pd.DataFrame, baseline: str, candidate: str) -> list
     return lines + [""]
 
 
+def noise_caveat(model_name: str, model_gpu: str, gpus: tuple[str, str]) -> str:
+    """The paragraph a comparison page opens with where its verdicts may rest on a noise model of
+    another GPU: ``model_name`` (the model's set) was measured on ``model_gpu``, the sets' reports
+    give ``gpus`` (:func:`analysis.compare.diff.versions_from_table`'s ``gpu`` of each; several
+    joined by ", "). Empty where there is no model, its GPU is not known, or both sets ran on it
+    alone."""
+    if not model_name or not model_gpu:
+        return ""
+    others = [g for g in dict.fromkeys(x.strip() for side in gpus for x in side.split(",")) if g and g != model_gpu]
+    if not others:
+        return ""
+    return (f"**Noise from another GPU**: a launch pair without repeats of its own takes its noise, and so its "
+            f"verdict (within or beyond noise), from the {model_name}, measured on {model_gpu}. These sets ran on "
+            f"{', '.join(others)}: there the verdicts rest on that model as an assumption, not on a measurement of "
+            "these GPUs or programs (docs/explanations.md). Profile repeats (`_r1`, `_r2` files) to measure it.")
+
+
 def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: SetEvidence, out_md: str | Path,
                                   out_csv: str | Path, out_png: str | Path, out_pdf: str | Path | None,
-                                  factor: float = 3.0) -> pd.DataFrame:
+                                  factor: float = 3.0, caveat: str = "") -> pd.DataFrame:
     """Explain every kernel of a comparison (module docstring) and write the page
     (``out_md``), the table (``out_csv``, :data:`analysis.study.explain_set.EXPLANATION_COLUMNS`)
-    and the figure (``out_png``, and ``out_pdf`` unless None). Returns the table."""
+    and the figure (``out_png``, and ``out_pdf`` unless None). ``caveat``: a paragraph the page
+    gives first (:func:`noise_caveat`). Returns the table."""
     launches = matched_launches(diff)
     rows, sections, panels = [], [], []
     # a launch is one function under one mangled name (a template's instantiations are several), range
@@ -120,7 +138,7 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
             e, parts = explain_launches(la, lb, factor)
             change = duration_change(base, la, cand, lb, factor)
             rows.append(explanation_rows(base.name, cand.name, la, lb, e, parts, change))
-            best = (la, lb, e, parts, change)
+            best = (la, lb, e, parts, change, r.match)
         if best is not None:
             sections.append(best)
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=EXPLANATION_COLUMNS)
@@ -137,13 +155,20 @@ def write_comparison_explanations(diff: pd.DataFrame, base: SetEvidence, cand: S
             f"{r.kernel}{'' if pd.isna(r.n) else f' N={r.n}'} ({r.match.split(f'{SHAPE_NOTE} (', 1)[1]}"
             for r in shaped.itertuples()))
         text[2:2] = [f"**Launches of other shapes were matched by name** ({listed}): each ran another problem "
-                     "size or configuration, so its duration change is not that of one kernel across versions.\n"]
-    for la, lb, e, parts, change in sections:
+                     "size or configuration, so its duration change is not that of one kernel run in both sets.\n"]
+    if caveat:
+        text[1:1] = [f"{caveat}\n"]
+    for la, lb, e, parts, change, _ in sections:
         said = verdict(change, decomposed=not e.missing).split(".")[0]
-        text.append(f"| {la.label} | {change.text()} | {said} | {top_items(parts)} |")
+        text.append(f"| {la.label} | {change.text()} | {said} | {'not decomposed' if e.missing else top_items(parts)} |")
     text.append("")
-    for la, lb, e, parts, change in sections[:MAX_PANELS]:
-        text.append(pair_page(la.label, la, lb, e, parts, change, level=2))
+    for la, lb, e, parts, change, match in sections[:MAX_PANELS]:
+        note = ""
+        if SHAPE_NOTE in str(match):
+            note = (f"**Matched by name, not by shape**: {match.split(f'{SHAPE_NOTE} (', 1)[1].rstrip(')')}. "
+                    "The two launches ran other problem sizes or configurations; their duration change is not "
+                    "that of one kernel run in both sets.")
+        text.append(pair_page(la.label, la, lb, e, parts, change, note=note, level=2))
         panels.append((la.label, parts, e.ncu_a_ns, e.ncu_b_ns))
     if len(sections) > MAX_PANELS:
         text.append(f"\nThe pages of {len(sections) - MAX_PANELS} more launches (listed in the table above): "

@@ -17,7 +17,9 @@ from analysis.study.targets import to_markdown
 #: Parts listed one by one on a page; the rest are summed in one row.
 TOP_PARTS = 12
 
-HOW_TO_READ = ("How this is computed and how to read it: docs/explanations.md. Parts add up to the change of "
+#: What a page without parts (not decomposed) says of how to read it; HOW_TO_READ adds the parts.
+HOW_TO_READ_BASE = "How this is computed and how to read it: docs/explanations.md."
+HOW_TO_READ = (HOW_TO_READ_BASE + " Parts add up to the change of "
                "Nsight Compute's duration; 'beyond noise' means larger than 3 standard deviations of the part's "
                "own metric noise.")
 
@@ -28,6 +30,14 @@ def _n(v: float, digits: int = 4) -> str:
     if v != 0 and (abs(v) >= 1e6 or abs(v) < 1e-3):
         return f"{v:.{digits - 1}e}"
     return f"{v:,.{digits}g}" if abs(v) < 1e4 else f"{v:,.0f}"
+
+
+def _ns(v: float, sign: str = "") -> str:
+    """A duration in ns as the pages write it: thousands separated, no fraction, ``sign`` ``+``
+    for a change (so ``+1,280`` beside ``-4,416``), never in exponent notation; ``n/a`` for NaN."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    return f"{v:{sign},.0f}"
 
 
 def _md_table(df: pd.DataFrame) -> str:
@@ -85,7 +95,8 @@ def pair_page(title: str, a: Launch, b: Launch, e: Explanation, parts: pd.DataFr
     out.append(f"- Reference (a): {a.label}; candidate (b): {b.label}.")
     out.append(f"- Duration b / a: {change.text()}.")
     pct = f"{delta / e.ncu_a_ns * 100:+.2f} %" if e.ncu_a_ns > 0 else "n/a"
-    out.append(f"- Nsight Compute duration: {_n(e.ncu_a_ns)} -> {_n(e.ncu_b_ns)} ns ({_n(delta)} ns, {pct}).\n")
+    out.append(f"- Nsight Compute duration: {_ns(e.ncu_a_ns)} -> {_ns(e.ncu_b_ns)} ns ({_ns(delta, '+')} ns, "
+               f"{pct}).\n")
     out.append(verdict(change, decomposed=not e.missing) + "\n")
     if figure:
         out.append(f"![waterfall]({figure})\n")
@@ -147,7 +158,7 @@ def pair_page(title: str, a: Launch, b: Launch, e: Explanation, parts: pd.DataFr
         out.append(f"The {len(every)} findings with an estimated speedup differ by less than 1 percentage point.\n")
     if len(fc) or a.findings.empty or b.findings.empty:
         out.append(_md_table(fc.assign(speedup_a=fc["speedup_a"].map(_n), speedup_b=fc["speedup_b"].map(_n))))
-    out.append(f"\n{HOW_TO_READ}\n")
+    out.append(f"\n{HOW_TO_READ_BASE if e.missing else HOW_TO_READ}\n")
     return "\n".join(out)
 
 
@@ -177,7 +188,8 @@ def findings_page(set_name: str, findings: pd.DataFrame, reports: list[str] | No
             table = pd.DataFrame({"rule": shown["rule"], "title": shown["title"].fillna(""), "kind": shown["kind"],
                                   "speedup %": shown["speedup_pct"].map(lambda v: "" if pd.isna(v) else f"{v:.1f}"),
                                   "type": shown["speedup_type"].fillna(""),
-                                  "message": shown["message"].fillna("").str.slice(0, 300)})
+                                  # whole (a cut at 300 characters ended most messages mid-word), on one line
+                                  "message": shown["message"].fillna("").str.replace(r"\s+", " ", regex=True)})
             out.append(_md_table(table))
             out.append(f"\n{len(g) - len(shown)} results of kind ok or none.\n")
     silent = sorted(set(reports or ()) - set(findings["report"].dropna()))

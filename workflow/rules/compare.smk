@@ -25,6 +25,8 @@ rule compare_sets:
         samples_baseline=lambda w: samples_of(w.a),
         samples_candidate=lambda w: samples_of(w.b),
         model=noise_model_input,
+        # the noise set's GPU: the pages say where the model was measured on another
+        model_meta=lambda w: metadata_of(NOISE_SET) if NOISE_SET else [],
     output:
         diff="results/compare/{a}__vs__{b}/diff.parquet",
         changes=report("figures/compare/{a}__vs__{b}/changes.csv", caption="../report/changes.rst",

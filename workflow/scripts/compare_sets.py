@@ -10,7 +10,7 @@ from analysis.io import atomic_path, write_csv
 from analysis.logged import logged, warn
 from analysis.reports.noise import read_noise_model
 from analysis.reports.tables import read_metadata
-from analysis.compare.explain import unmatched_warning, write_comparison_explanations
+from analysis.compare.explain import noise_caveat, unmatched_warning, write_comparison_explanations
 from analysis.study.evidence import load_set_evidence
 
 sm = snakemake  # noqa: F821
@@ -46,7 +46,10 @@ with logged(sm.log[0]):
                   inp.hotspots_baseline, inp.timings_baseline, inp.samples_baseline),
                  (b, inp.candidate, inp.table_candidate, inp.instances_candidate, inp.findings_candidate,
                   inp.hotspots_candidate, inp.timings_candidate, inp.samples_candidate))]
+    model_gpu = str(read_metadata(sm.input.model_meta[0]).get("gpu") or "") if sm.input.model_meta else ""
+    caveat = noise_caveat(sm.params.model_name if model is not None else "", model_gpu,
+                          tuple(r["gpu"] for r in from_reports))
     explained = write_comparison_explanations(diff, *sides, sm.output.explanations, sm.output.explanations_csv,
                                               sm.output.waterfalls_png, None,
-                                              sm.params.thresholds.get("noise_factor", 3.0))
+                                              sm.params.thresholds.get("noise_factor", 3.0), caveat)
     print(f"explanations: {explained[['kernel_a', 'n']].drop_duplicates().shape[0]} launch pairs")
