@@ -241,3 +241,26 @@ def test_the_headline_marks_launches_of_other_shapes(sgemm):
     assert not cols.loc[~cols["shape"], "label"].str.contains("†").any()
     fig = headline_figure(d, "a100 vs a10g")
     assert "\u2020 = launches of other shapes (grid or block) matched by name" in fig._suptitle.get_text()
+
+
+def test_a_name_the_other_set_holds_at_another_n_is_not_called_missing(foreign_dir, tmp_path):
+    """The H200's add stored as add_n1024 (N = 1024) against the RTX's add (no N, another
+    signature): the page said "the other set has no launch of this kernel" of both, though each
+    set holds add."""
+    from analysis.compare.explain import one_sided_section
+    from analysis.reports.tables import set_table
+
+    def one(name, src, stem):
+        (tmp_path / name).mkdir()
+        dst = tmp_path / name / f"{stem}.ncu-rep.xz"
+        shutil.copy(src, dst)
+        got = parse_reports([dst], workers=1)
+        got.raise_errors(name)
+        return set_table(got.metrics, name, {})
+
+    h200 = one("h200add", H200_ADD, "add_n1024")
+    rtx = one("rtx", foreign_dir / f"{RTX}.ncu-rep.xz", "profile")
+    rows = [ln for ln in one_sided_section(compare_sets(h200, rtx), "h200add", "rtx") if ln.startswith("| ")][2:]
+    assert [r.split(" | ")[:3] for r in rows] == [["| h200add", "add", "1024"], ["| rtx", "add", "unknown"]]
+    assert all(r.endswith("| the other set holds this name only as other launches (another mangled name, N or "
+                          "range) |") for r in rows)

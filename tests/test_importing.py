@@ -327,3 +327,14 @@ def test_repeats_of_one_content_and_one_kernel_at_one_n_twice_are_refused(tmp_pa
     with pytest.raises(ConfigError, match=r"fp16_ptx_mma_k16 at N = 1024 would be in several reports of the set: "
                                           r"fp16_ptx_mma_k16_n1024-8192\.ncu-rep\.xz, fp16_ptx_mma_k16_n1024\.ncu-rep\.xz"):
         check_sources(import_plan(two))
+
+
+def test_a_source_that_is_no_folder_says_which_case_it_is(foreign_dir, tmp_path):
+    """A missing source read "is not a folder of Nsight Compute reports", as if it existed."""
+    from analysis.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"config source: .*/missing does not exist: give the folder"):
+        import_plan(tmp_path / "missing")
+    report = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
+    with pytest.raises(ConfigError, match=r"\.ncu-rep\.xz is a file, not a folder: give the folder"):
+        import_plan(report)

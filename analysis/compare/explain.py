@@ -86,12 +86,18 @@ def one_sided_section(diff: pd.DataFrame, baseline: str, candidate: str) -> list
              "Not compared: no launch of the other set matched them (changes.csv's match column says why for "
              "each launch).", "",
              "| set | kernel | N | launches | why |", "| --- | --- | --- | --- | --- |"]
+    # the kernel names each set holds, matched or not: a name the other set also holds under another
+    # mangled name, N or range is not "no launch of this kernel"
+    held = {baseline: set(diff.loc[diff["report_baseline"].notna(), "kernel"]),
+            candidate: set(diff.loc[diff["report_candidate"].notna(), "kernel"])}
+    other = {baseline: candidate, candidate: baseline}
     for (side, kernel, why), g in alone.groupby(["_side", "kernel", cause], sort=False):
         ns = ", ".join(dict.fromkeys("unknown" if pd.isna(n) else str(int(n))
                                      for n in sorted(g["n"], key=lambda v: (pd.isna(v), 0 if pd.isna(v) else v))))
         why = why.removeprefix("not matched: ")
         if why in ("", "only in baseline", "only in candidate"):  # match_launches' label where no cause applies
-            why = "the other set has no launch of this kernel"
+            why = ("the other set holds this name only as other launches (another mangled name, N or range)"
+                   if kernel in held[other[side]] else "the other set has no launch of this kernel")
         why = why.replace("|", "\\|")
         lines.append(f"| {side} | {kernel} | {ns} | {len(g)} | {why} |")
     return lines + [""]

@@ -68,7 +68,8 @@ def import_plan(source: str | Path) -> dict[str, Path]:
     src = Path(source)
     if not src.is_dir():
         hint = " (a leading ~ is not expanded here: give the whole path)" if str(source).startswith("~") else ""
-        raise ConfigError(f"config source: {src} is not a folder of Nsight Compute reports{hint}")
+        what = "does not exist" if not src.exists() else "is a file, not a folder"
+        raise ConfigError(f"config source: {src} {what}: give the folder that holds the Nsight Compute reports{hint}")
     plan: dict[str, Path] = {}
     odd = []
     for p in sorted(src.iterdir()):
@@ -121,7 +122,8 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
         ConfigError: naming every such file (its original name) and the cause.
     """
     from analysis.errors import ReportError
-    from analysis.reports.report_info import report_facts, report_metadata
+    from analysis.reports.ncu.files import REPROFILE
+    from analysis.reports.report_info import _DAMAGED, report_facts, report_metadata
 
     bad, plain, whole = [], [], []  # whole: the sources no check above refused
     gpus: dict[str, tuple[str, str | None]] = {}  # stem -> (file name, GPU)
@@ -149,7 +151,9 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
                     raise
             whole.append(src)
         except ReportError as exc:
-            bad.append(str(exc))
+            # the readers' hint speaks of a set the file is in; this one is not in a set yet
+            hint = "" if exc.hint in (REPROFILE, _DAMAGED) else f" ({exc.hint})" if exc.hint else ""
+            bad.append(f"{exc.path}: {exc.cause}{hint}")
     # each launch named and with metrics: a plain report damaged inside a launch's data passes the
     # block headers above, and its set's parse would refuse it only once stored
     from analysis.reports.ncu import launch_problems
@@ -178,7 +182,8 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     bad += _same_repeats(plan, held) + _kernels_at_one_n_twice(plan, held)
     if bad:
         raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports "
-                          "or contradict their names: " + "; ".join(bad))
+                          "or contradict their names: " + "; ".join(bad) + " (leave them out of the source folder, "
+                          "or profile them again)")
     warnings = [f"config source: {', '.join(names)} are the same bytes: the set would hold each of their launches "
                 "twice, under two report names; leave all but one out of the import"
                 for names in _same_bytes(plan.values())]
