@@ -632,6 +632,26 @@ def test_a_deeper_int8_b_ring_and_loads_before_the_wait(built, tmp_path):
     assert "UNPACK_LOAD_FIRST: one K tile at a time" in (tmp_path / "k.log").read_text()
 
 
+def test_the_interleaved_layout_s_tiles_can_be_moved(built, tmp_path):
+    """LAYOUT_ROTATE=r puts stage s's INT8 B tile in slot (s + r) % 4 and LAYOUT_B8_LAST=1 puts it
+    after its slot's packed tiles: the same shared memory, wgmma and copies, no spill; at 0 both
+    leave the registered SASS as it is; the split layout refuses them at compile time."""
+    kernel = "int4_wgmma_persistent"
+    t = tiling_from_config(CONFIG, kernel)
+    sass_of = {}
+    for tag, defines in {"off": ["-DLAYOUT_ROTATE=0", "-DLAYOUT_B8_LAST=0"], "r2": ["-DLAYOUT_ROTATE=2"],
+                         "last": ["-DLAYOUT_B8_LAST=1"], "last_r3": ["-DLAYOUT_B8_LAST=1", "-DLAYOUT_ROTATE=3"]}.items():
+        _, sass_of[tag] = build_int4_variant(tmp_path, tag, t, defines)
+    assert sass_of["off"] == built[kernel][1]
+    assert len({sass_of[k] for k in ("off", "r2", "last", "last_r3")}) == 4  # each moves something
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90",
+                     packed_ring_tiling(t, 4).defines() + ["-DSPLIT_RINGS=1", "-DLAYOUT_ROTATE=1",
+                                                           "-DUNPACK_BASE_ADDR=1"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "the interleaved layout only" in (tmp_path / "k.log").read_text()
+
+
 def test_two_producer_warpgroups(built, tmp_path):
     """PRODUCER_WARPS=8 gives the INT4 kernel two producer warpgroups (512 threads, 128
     registers a thread at entry): each producer thread unpacks 2 packed chunks a K tile (2
@@ -660,11 +680,13 @@ def test_two_producer_warpgroups(built, tmp_path):
 @pytest.mark.gpu
 @pytest.mark.parametrize("packed, slots, producer_warps, stages, extra", [
     (6, 0, 4, 4, ""), (5, 2, 4, 4, ""), (4, 0, 8, 4, ""), (4, 4, 8, 4, ""), (6, 0, 8, 4, ""),
-    (4, 0, 4, 4, "-DSPLIT_RINGS=1"), (4, 2, 4, 6, "-DUNPACK_LOAD_FIRST=1"), (4, 4, 4, 4, "-DUNPACK_LOAD_FIRST=1")])
+    (4, 0, 4, 4, "-DSPLIT_RINGS=1"), (4, 2, 4, 6, "-DUNPACK_LOAD_FIRST=1"), (4, 4, 4, 4, "-DUNPACK_LOAD_FIRST=1"),
+    (4, 4, 4, 4, "-DLAYOUT_ROTATE=2"), (4, 4, 4, 4, "-DLAYOUT_B8_LAST=1")])
 def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots, producer_warps, stages, extra):
     """With a packed ring of its own (PACKED_STAGES; C through the copy engine for 5 stages), its
     layout alone (SPLIT_RINGS), a deeper INT8 B ring (6 stages beside 4 packed), the producer's
-    loads before its wait for a free stage (UNPACK_LOAD_FIRST), or two producer warpgroups
+    loads before its wait for a free stage (UNPACK_LOAD_FIRST), the interleaved layout's tiles
+    moved (LAYOUT_ROTATE, LAYOUT_B8_LAST), or two producer warpgroups
     (PRODUCER_WARPS=8), the INT4 kernel is exact at every configured N on an sm_90 GPU, all of C
     checked, and on 2 CTAs at N = 1024 (16 blocks each: both rings wrap several times within a
     CTA)."""
