@@ -265,9 +265,12 @@ def test_hot_spots_of_a_kernel_in_two_reports_say_which_is_shown_and_keep_sass_w
         assert len(fence) > max(len(r) for r in re.findall(r"`+", s)) and span.endswith(fence)
 
 
-def test_the_stall_figure_of_reports_from_elsewhere_names_what_is_unknown(foreign_dir, tmp_path):
+def test_the_stall_figure_of_reports_from_elsewhere_names_what_is_unknown(foreign_dir, tmp_path, monkeypatch):
     """The stall figure of imported reports titled its one panel "unknown", which read as a
-    precision of that name: their kernel names give none."""
+    precision of that name: their kernel names give none. A panel of more launches than
+    MAX_STALL_LAUNCHES (56 imported reports drew 6388 pixels of unreadable labels) draws those
+    of the largest stacks and says how many more stalls.csv holds."""
+    from analysis.study import explain_figures
     from analysis.study.drawing import overlaps
     from analysis.study.evidence import stall_table
     from analysis.study.explain_figures import UNKNOWN_PRECISION, stall_figure, plt
@@ -280,6 +283,18 @@ def test_the_stall_figure_of_reports_from_elsewhere_names_what_is_unknown(foreig
         titles = [ax.get_title(loc="left") for ax in fig.axes]
         assert titles == [UNKNOWN_PRECISION] and "fp16_" in UNKNOWN_PRECISION
         assert overlaps(fig) == []
+    finally:
+        plt.close(fig)
+    launches = stalls["launch"].nunique()
+    assert launches >= 2
+    monkeypatch.setattr(explain_figures, "MAX_STALL_LAUNCHES", 1)
+    fig = stall_figure(stalls, "t4")
+    try:
+        ax = fig.axes[0]
+        assert ax.get_title(loc="left") == f"{UNKNOWN_PRECISION} (1 launches of the largest stacks drawn, " \
+                                           f"{launches - 1} more in stalls.csv)"
+        largest = stalls.groupby("launch")["cycles_per_issue"].sum().idxmax()
+        assert [t.get_text() for t in ax.get_xticklabels()] == [largest]
     finally:
         plt.close(fig)
 

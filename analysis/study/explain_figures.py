@@ -23,6 +23,9 @@ WATERFALL_PARTS = 8
 #: a bare "unknown" read as a precision of that name.
 UNKNOWN_PRECISION = "precision not known (kernel names without fp16_, int8_ or int4_)"
 
+#: Launches a stall figure's panel draws at most (those of the largest stall stacks).
+MAX_STALL_LAUNCHES = 40
+
 UP, DOWN, TOTAL = "#D55E00", "#0072B2", "#999999"
 
 
@@ -128,6 +131,15 @@ def stall_figure(stalls: pd.DataFrame, title: str, max_reasons: int = 7):
         # range, later occurrence or report where the set holds several under one name)
         s = s.assign(kernel=s["launch"]) if "launch" in s else s
         kernels_of = {p: sorted(s.loc[s["precision"] == p, "kernel"].unique()) for p in precisions}
+        # a panel of more launches than fit a readable figure (56 imported reports drew 6388 pixels of
+        # unreadable labels): the ones of the largest stall stacks, the rest named as left out
+        left_out = {}
+        for p, names in kernels_of.items():
+            if len(names) > MAX_STALL_LAUNCHES:
+                total = s[s["precision"] == p].groupby(["kernel", "n"], dropna=False)["cycles_per_issue"].sum()
+                largest = total.groupby(level="kernel").max().sort_values(ascending=False, kind="stable")
+                kernels_of[p] = sorted(largest.index[:MAX_STALL_LAUNCHES])
+                left_out[p] = len(names) - MAX_STALL_LAUNCHES
         width = max(len(k) for k in kernels_of.values())
         fig, axes = plt.subplots(len(precisions), 1, figsize=(max(6.0, 0.55 * width + 2), 2.6 * len(precisions)),
                                  layout="constrained", squeeze=False)
@@ -153,7 +165,8 @@ def stall_figure(stalls: pd.DataFrame, title: str, max_reasons: int = 7):
                 bottom += vals
             ax.set_xticks(ticks, names, rotation=30, ha="right", fontsize=7)
             ax.set_ylabel("warp cycles per\nissued instruction")
-            ax.set_title(p, fontsize=8, loc="left")
+            ax.set_title(p + (f" ({MAX_STALL_LAUNCHES} launches of the largest stacks drawn, {left_out[p]} more "
+                              "in stalls.csv)" if p in left_out else ""), fontsize=8, loc="left")
             ax.grid(axis="x", visible=False)
         handles, labels = axes[0, 0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside lower center", ncol=4, fontsize=7)
