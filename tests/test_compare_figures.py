@@ -219,3 +219,18 @@ def test_one_outlier_does_not_set_the_colour_scale(foreign_dir):
         assert others == cell
     finally:
         plt.close(fig)
+
+
+def test_a_change_too_small_for_one_decimal_is_not_written_as_zero(zsl98):
+    """ZSL98's two SGEMM runs: achieved occupancy moved by -0.02 % in several launches, which the
+    cells wrote as "-0.0", and an unchanged value as "+0.0"."""
+    fig = headline_figure(zsl98, "replace_mul_with_add\nagainst sgemm")
+    try:
+        texts = [t.get_text().rstrip("*") for ax in fig.axes for t in ax.texts]
+        assert texts and not {"+0.0", "-0.0"} & set(texts)
+        h = zsl98[zsl98["metric"].isin(HEADLINE) & zsl98["rel_change"].notna()]
+        tiny = h[(h["rel_change"] != 0) & (h["rel_change"].abs() * 100 < 0.05)]
+        assert len(tiny) and (tiny["rel_change"] < 0).all()
+        assert texts.count("-<0.05") == len(tiny)
+    finally:
+        plt.close(fig)

@@ -145,8 +145,13 @@ def _labels(d: pd.DataFrame, ident: list[str]) -> dict[tuple, str]:
 
 
 def _fmt(v: float, decimals: int = 1) -> str:
-    """A relative change in % as written in a cell: ``+1.2``, ``+24,942``, ``+1.2e+05``."""
+    """A relative change in % as written in a cell: ``+1.2``, ``+24,942``, ``+1.2e+05``; ``0`` for
+    no change, and ``-<0.05`` for a change that ``decimals`` would show as ``-0.0``."""
     a = abs(v)
+    if v == 0:
+        return "0"
+    if a < 0.5 * 10 ** -decimals:
+        return f"{'+' if v > 0 else '-'}<{0.5 * 10 ** -decimals:g}"
     if a >= 1e5:
         return f"{v:+.1e}"
     if a >= 1000 or (decimals == 0 and a >= 10):
