@@ -54,7 +54,14 @@ def _rows(ax) -> list[str]:
 
 
 def _written(v: float) -> str:
-    return f"{v * 100:+.1f}"
+    """A relative change as a cell writes it, in % with one decimal: 0 as ``0``, and a change
+    that one decimal would round to zero as ``-<0.05`` or ``+<0.05``."""
+    pct = v * 100
+    if pct == 0:
+        return "0"
+    if abs(pct) < 0.05:
+        return f"{'+' if pct > 0 else '-'}<0.05"
+    return f"{pct:+.1f}"
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +189,7 @@ def test_a_column_of_several_launches_gives_their_median_and_range(zsl98):
         for metric, g in zsl98[zsl98["metric"].isin(HEADLINE)].groupby("metric"):
             v = g["rel_change"].to_numpy() * 100
             lines = texts[(metric, 0)].split("\n")
-            assert lines[0].rstrip("*") == f"{np.median(v):+.1f}"
+            assert lines[0].rstrip("*") == _written(np.median(v) / 100)
             if v.min() != v.max():
                 lo, hi = (float(x.replace(",", "")) for x in lines[1].split(".."))
                 assert abs(lo - v.min()) <= 0.5 and abs(hi - v.max()) <= 0.5

@@ -146,11 +146,12 @@ def _labels(d: pd.DataFrame, ident: list[str]) -> dict[tuple, str]:
 
 def _fmt(v: float, decimals: int = 1) -> str:
     """A relative change in % as written in a cell: ``+1.2``, ``+24,942``, ``+1.2e+05``; ``0`` for
-    no change, and ``-<0.05`` for a change that ``decimals`` would show as ``-0.0``."""
+    no change, and ``-<0.05`` for a change that one decimal would show as ``-0.0`` (the bounds of
+    a range, ``decimals`` 0, stay numbers)."""
     a = abs(v)
     if v == 0:
         return "0"
-    if a < 0.5 * 10 ** -decimals:
+    if decimals >= 1 and a < 0.5 * 10 ** -decimals:
         return f"{'+' if v > 0 else '-'}<{0.5 * 10 ** -decimals:g}"
     if a >= 1e5:
         return f"{v:+.1e}"
