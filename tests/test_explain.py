@@ -511,6 +511,7 @@ def test_a_comparison_of_two_other_gpus_says_what_its_verdicts_rest_on(tmp_path)
     model = "noise model of h200_580.159.04_ncu2025.3.1_noise"
     assert noise_caveat(model, "NVIDIA H200", ("NVIDIA H200", "NVIDIA H200")) == ""
     assert noise_caveat("", "NVIDIA H200", gpus) == ""
+    assert noise_caveat(model, "NVIDIA H200", ("?, NVIDIA H200", "")) == ""  # no other GPU given
     caveat = noise_caveat(model, "NVIDIA H200", gpus)
     assert all(g in caveat for g in gpus) and "measured on NVIDIA H200" in caveat
     diff = compare_metric_tables(pd.read_parquet(out_a["per_metric"]), pd.read_parquet(out_b["per_metric"]))

@@ -111,7 +111,8 @@ def noise_caveat(model_name: str, model_gpu: str, gpus: tuple[str, str]) -> str:
     alone."""
     if not model_name or not model_gpu:
         return ""
-    others = [g for g in dict.fromkeys(x.strip() for side in gpus for x in side.split(",")) if g and g != model_gpu]
+    others = [g for g in dict.fromkeys(x.strip() for side in gpus for x in side.split(","))
+              if g not in ("", "?", model_gpu)]  # "?": a report of a mixed set that gives no GPU
     if not others:
         return ""
     return (f"**Noise from another GPU**: a launch pair without repeats of its own takes its noise, and so its "
