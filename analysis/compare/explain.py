@@ -88,8 +88,8 @@ def one_sided_section(diff: pd.DataFrame, baseline: str, candidate: str) -> list
              "| set | kernel | N | launches | why |", "| --- | --- | --- | --- | --- |"]
     # the kernel names each set holds, matched or not: a name the other set also holds under another
     # mangled name, N or range is not "no launch of this kernel"
-    held = {baseline: set(diff.loc[diff["report_baseline"].notna(), "kernel"]),
-            candidate: set(diff.loc[diff["report_candidate"].notna(), "kernel"])}
+    held = {baseline: set(diff.loc[diff["report_baseline"].notna(), "kernel"].unique()),
+            candidate: set(diff.loc[diff["report_candidate"].notna(), "kernel"].unique())}
     other = {baseline: candidate, candidate: baseline}
     for (side, kernel, why), g in alone.groupby(["_side", "kernel", cause], sort=False):
         ns = ", ".join(dict.fromkeys("unknown" if pd.isna(n) else str(int(n))
