@@ -99,12 +99,14 @@
 // SPLIT_RINGS=1: the layout of a packed ring of its own (the STAGES INT8 B tiles first, then the
 // packed stages) even where PACKED_STAGES equals STAGES, so that the layout's cost can be told
 // from a deeper ring's. A STAGES deeper than PACKED_STAGES gives the INT8 B tiles the deeper ring.
+// Measured on an H100 at N = 8192: the split layout alone 0.90x the registered kernel, 6 INT8 B
+// stages beside 4 packed 0.92x (docs/perf-notes.md, 2026-12-06).
 #ifndef SPLIT_RINGS
 #define SPLIT_RINGS 0
 #endif
 // UNPACK_LOAD_FIRST=1: the producer reads a tile's packed B into its registers before it waits for
 // the tile's INT8 B stage to be free (b_empty), so that the loads' latency passes under that wait;
-// 0 (the registered kernels): after it.
+// 0 (the registered kernels): after it. Measured: 0.99x (the producer then waits longer for the stage).
 #ifndef UNPACK_LOAD_FIRST
 #define UNPACK_LOAD_FIRST 0
 #endif
@@ -112,8 +114,8 @@
 // tiles in its slot of kStageBytes: LAYOUT_ROTATE=r puts stage s's INT8 B tile in slot (s + r) %
 // STAGES (the packed tiles of stage s stay in slot s), and LAYOUT_B8_LAST=1 puts the INT8 B tile
 // after the packed tiles in its slot instead of before them. 0 and 0: the registered kernels.
-// The split layout, the same tiles at other addresses, cost 10 % at equal ring depths
-// (docs/perf-notes.md, 2026-12-06).
+// The split layout, the same tiles at other addresses, cost 10 % at equal ring depths. Measured on
+// an H100 at N = 8192: every rotation 0.88-0.89x, B8 last 1.01x (docs/perf-notes.md, 2026-12-06).
 #ifndef LAYOUT_ROTATE
 #define LAYOUT_ROTATE 0
 #endif
