@@ -86,7 +86,8 @@ def device_attributes(table: pd.DataFrame) -> dict[str, str]:
     set: one value where every launch agrees, else the distinct values ascending and
     ``", "``-joined (a set of several GPUs). Integral values are written without a fraction;
     launches without a number are left out. Empty where the set has none."""
-    dev = table[table["metric"].map(is_device_attribute) & table["value"].notna()]
+    names = [m for m in table["metric"].unique() if is_device_attribute(m)]  # each name looked at once
+    dev = table[table["metric"].isin(names) & table["value"].notna()]
     out = {}
     for metric, values in dev.groupby("metric", sort=True)["value"]:
         out[str(metric)] = ", ".join(f"{v:.0f}" if float(v).is_integer() else f"{v:g}" for v in sorted(set(values)))
@@ -344,11 +345,11 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     names = m["metric"].unique()  # each name looked at once
     ident_rows = m["metric"].isin([x for x in names if is_identifier(x)])
     device_rows = m["metric"].isin([x for x in names if is_device_attribute(x)])
-    conditions = [ident_rows & both, device_rows & both, m["_merge"] == "left_only", m["_merge"] == "right_only", both & ~has_b & ~has_c,
-                  both & ~has_b, both & ~has_c, unit_changed, beyond,
+    conditions = [ident_rows & both, device_rows & both, m["_merge"] == "left_only", m["_merge"] == "right_only",
+                  both & ~has_b & ~has_c, both & ~has_b, both & ~has_c, unit_changed, beyond,
                   comparable & (m["rel_change"] != 0), comparable]
-    choices = ["identifier", "device", "only in baseline", "only in candidate", "no value in either", "no value in baseline",
-               "no value in candidate", "unit changed", "changed", "within noise", "unchanged"]
+    choices = ["identifier", "device", "only in baseline", "only in candidate", "no value in either",
+               "no value in baseline", "no value in candidate", "unit changed", "changed", "within noise", "unchanged"]
     m["status"] = np.select(conditions, choices, default="")
     m["flagged"] = (m["status"].isin(["changed", "unit changed", "no value in baseline", "no value in candidate"])
                     | (m["status"].str.startswith("only in") & in_shared))

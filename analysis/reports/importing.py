@@ -112,8 +112,8 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     Returns:
         Warnings: one where the reports imported are of several GPUs, one where they are of
         several Nsight Compute versions (a version not recorded counts as one more), one where
-        ``set_folder`` holds reports already and this import adds reports of another GPU; one for the plain ``.ncu-rep`` sources (no checksum guards them, and ncu
-        writes a block per launch, so a file cut between two launches reads as a whole
+        ``set_folder`` holds reports already and this import adds reports of another GPU; one
+        for the plain ``.ncu-rep`` sources (no checksum guards them, and ncu writes a block per launch, so a file cut between two launches reads as a whole
         report with fewer; it gives the launch count each holds to check against what was
         profiled), and one per group of sources of identical bytes (the set would hold each
         of their launches twice, under two report names).
