@@ -122,6 +122,21 @@
 #ifndef LAYOUT_B8_LAST
 #define LAYOUT_B8_LAST 0
 #endif
+// Where the stages lie in shared memory as a whole (interleaved layout): LAYOUT_PAD=p bytes of
+// nothing after each stage's slot (the slots kStageBytes + p apart), LAYOUT_OFFSET=x bytes of
+// nothing before the first stage, and LAYOUT_EPI_FIRST=1 the C slots (EPI_TMA) first and the
+// stages after them. Multiples of 1024 bytes (the swizzles' alignment). 0, 0, 0: the registered
+// kernels. They tell whether the tiles' addresses themselves matter, not only where the tiles
+// of one stage lie relative to each other.
+#ifndef LAYOUT_PAD
+#define LAYOUT_PAD 0
+#endif
+#ifndef LAYOUT_OFFSET
+#define LAYOUT_OFFSET 0
+#endif
+#ifndef LAYOUT_EPI_FIRST
+#define LAYOUT_EPI_FIRST 0
+#endif
 
 namespace i4wg {
 
@@ -143,13 +158,18 @@ constexpr int kStageBytes = kS8B + kPackedA + kPackedB;  // INT8 B first: its 10
 constexpr int kPackedStages = PACKED_STAGES;
 constexpr bool kSplitRings = SPLIT_RINGS != 0 || kPackedStages != kStages;
 constexpr int kPackedStageBytes = kPackedA + kPackedB;
-// where the C slots start: after every stage (the same offset either layout)
-constexpr int kEpiOffset = kStages * kS8B + kPackedStages * kPackedStageBytes;
+constexpr int kSlotStride = kStageBytes + LAYOUT_PAD;  // interleaved layout: slot s at s x kSlotStride
+constexpr int kEpiSlots = EPI_TMA;  // C slots per consumer warpgroup (c_tma.cuh)
+constexpr int kEpiBytes = kConsumers * kEpiSlots * ctma::kSlotBytes;
+// where the stages start, and where the C slots do: after every stage (the same offset either
+// layout), or first (LAYOUT_EPI_FIRST)
+constexpr int kStagesOffset = LAYOUT_OFFSET + (LAYOUT_EPI_FIRST ? kEpiBytes : 0);
+constexpr int kStagesBytes = kStages * kS8B + kPackedStages * kPackedStageBytes + kStages * LAYOUT_PAD;
+constexpr int kEpiOffset = LAYOUT_EPI_FIRST ? 0 : kStagesOffset + kStagesBytes;
 constexpr int kAlign = 1024;
 constexpr bool kPersistent = PERSISTENT != 0;
 constexpr int kRaster = tuned::kRaster;
-constexpr int kEpiSlots = EPI_TMA;  // C slots per consumer warpgroup (c_tma.cuh)
-constexpr int kSmemBytes = kEpiOffset + kConsumers * kEpiSlots * ctma::kSlotBytes + kAlign;
+constexpr int kSmemBytes = kStagesOffset + kStagesBytes + (LAYOUT_EPI_FIRST ? 0 : kEpiBytes) + kAlign;
 constexpr int kSteps = kS8RowBytes / 32;                              // wgmma k32 steps per K tile
 constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kProducerThreads;  // packed 16-byte chunks per producer thread
 // Registers after setmaxnreg: 128 x 88 + 256 x 208 (64512 of the SM's 65536) where a producer
@@ -178,6 +198,10 @@ static_assert(!kSplitRings || (kGroup == 1 && kPackedStages >= 2 && kPackedStage
 static_assert(!UNPACK_LOAD_FIRST || kGroup == 1, "UNPACK_LOAD_FIRST: one K tile at a time (UNPACK_GROUP 1)");
 static_assert((LAYOUT_ROTATE == 0 && LAYOUT_B8_LAST == 0) || (!kSplitRings && LAYOUT_ROTATE >= 0 && LAYOUT_ROTATE < kStages),
               "LAYOUT_ROTATE (0 .. STAGES - 1) and LAYOUT_B8_LAST: the interleaved layout only");
+static_assert((LAYOUT_PAD == 0 || !kSplitRings) && LAYOUT_PAD % kAlign == 0 && LAYOUT_OFFSET % kAlign == 0 &&
+                  LAYOUT_PAD >= 0 && LAYOUT_OFFSET >= 0 && (!LAYOUT_EPI_FIRST || kEpiSlots > 0),
+              "LAYOUT_PAD (the interleaved layout only) and LAYOUT_OFFSET: multiples of 1024 bytes; "
+              "LAYOUT_EPI_FIRST: with EPI_TMA");
 
 // A ring position counted along: stage and phase of the next K tile, without a division.
 template <int kDepth>
@@ -294,7 +318,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
   __shared__ alignas(8) uint64_t packed_full[kPackedStages], packed_empty[kPackedStages], b_full[kStages], b_empty[kStages];
   uint8_t* smem = reinterpret_cast<uint8_t*>(
       (reinterpret_cast<uintptr_t>(smem_raw) + kAlign - 1) & ~static_cast<uintptr_t>(kAlign - 1));
-  const uint32_t base = hopper::smem_u32(smem);
+  const uint32_t base = hopper::smem_u32(smem) + kStagesOffset;  // the first stage
   const Tiles tiles(M, N);
   const int k_tiles = K / 2 / kPackedRowBytes;
   const int total = tiles.mine * k_tiles;  // K tiles of all this CTA's blocks
@@ -305,12 +329,12 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
   // (interleaved: LAYOUT_ROTATE and LAYOUT_B8_LAST move the tiles within and between the slots)
   auto s8_b = [&](int s) {
     return kSplitRings ? base + s * kS8B
-                       : base + (LAYOUT_ROTATE ? (s + LAYOUT_ROTATE) % kStages : s) * kStageBytes +
+                       : base + (LAYOUT_ROTATE ? (s + LAYOUT_ROTATE) % kStages : s) * kSlotStride +
                              (LAYOUT_B8_LAST ? kPackedStageBytes : 0);
   };
   auto packed_a = [&](int s) {
     return kSplitRings ? base + kStages * kS8B + s * kPackedStageBytes
-                       : base + s * kStageBytes + (LAYOUT_B8_LAST ? 0 : kS8B);
+                       : base + s * kSlotStride + (LAYOUT_B8_LAST ? 0 : kS8B);
   };
   auto packed_b = [&](int s) { return packed_a(s) + kPackedA; };
 
@@ -359,8 +383,8 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
       }
       hopper::mbarrier_wait(&packed_empty[s], empty_parity);
       hopper::mbarrier_arrive_expect_tx(&packed_full[s], kPackedA + kPackedB);
-      uint8_t* dst_a = kSplitRings ? smem + kStages * kS8B + s * kPackedStageBytes
-                                   : smem + s * kStageBytes + (LAYOUT_B8_LAST ? 0 : kS8B);
+      uint8_t* dst_a = kSplitRings ? smem + kStagesOffset + kStages * kS8B + s * kPackedStageBytes
+                                   : smem + kStagesOffset + s * kSlotStride + (LAYOUT_B8_LAST ? 0 : kS8B);
       hopper::tma_load_2d(dst_a, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM, &packed_full[s]);
       hopper::tma_load_2d(dst_a + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes, blk.n * kBlockN, &packed_full[s]);
       ++next;

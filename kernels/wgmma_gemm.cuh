@@ -90,6 +90,16 @@
 #define L2_POLICY_B 0
 #endif
 
+// STAGE_PAD=p: p bytes of nothing after each stage (stages kStageBytes + p apart); LAYOUT_OFFSET=x:
+// x bytes of nothing before the first stage. Multiples of 1024 bytes (the swizzle's alignment);
+// 0 and 0: the registered kernels. They tell whether the tiles' addresses in shared memory matter.
+#ifndef STAGE_PAD
+#define STAGE_PAD 0
+#endif
+#ifndef LAYOUT_OFFSET
+#define LAYOUT_OFFSET 0
+#endif
+
 namespace wg {
 
 constexpr int kBlockM = BLOCK_M;
@@ -115,7 +125,12 @@ constexpr uint32_t kLagBarrier = 3;              // named barrier of the lag (1 
 // Dynamic shared memory: the stages plus slack to align them to kAlign (the runtime only
 // promises 16-byte alignment of the dynamic segment).
 constexpr int kEpiSlots = EPI_TMA;               // C slots per consumer warpgroup (c_tma.cuh)
-constexpr int kSmemBytes = kStages * kStageBytes + kConsumers * kEpiSlots * ctma::kSlotBytes + kAlign;
+constexpr int kStageStride = kStageBytes + STAGE_PAD;  // stage s at kLayoutOffset + s x kStageStride
+constexpr int kLayoutOffset = LAYOUT_OFFSET;
+constexpr int kEpiOffset = kLayoutOffset + kStages * kStageStride;  // the C slots, after the stages
+constexpr int kSmemBytes = kEpiOffset + kConsumers * kEpiSlots * ctma::kSlotBytes + kAlign;
+static_assert(STAGE_PAD >= 0 && LAYOUT_OFFSET >= 0 && STAGE_PAD % kAlign == 0 && LAYOUT_OFFSET % kAlign == 0,
+              "STAGE_PAD and LAYOUT_OFFSET: multiples of 1024 bytes");
 // Registers after setmaxnreg: 128 producer threads keep 40, the 256 consumer threads get
 // 232 (128 x 40 + 256 x 232 = 64512 of the SM's 65536).
 constexpr int kProducerRegs = 40;
@@ -335,7 +350,7 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
           const int s = it % kStages;
           const uint32_t parity = ((it / kStages) & 1) ^ 1;  // the consumers (of every CTA) are done with it
           hopper::mbarrier_wait(&empty[s], parity);
-          uint8_t* tile = smem + s * kStageBytes;
+          uint8_t* tile = smem + kLayoutOffset + s * kStageStride;
           hopper::mbarrier_arrive_expect_tx(&full[s], kStageBytes);
           copy<L2_POLICY_A>(tile, &wgmma_tma_a, kt * kBlockKBytes, blk.m * kBlockM, &full[s], policy_a);
           // with clusters, this CTA's 1 / kClusterM of the shared B tile, into the same stage of every CTA
@@ -363,8 +378,8 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
       for (int kt = 0; kt < k_tiles; ++kt, ++it) {
         const int s = it % kStages;
         hopper::mbarrier_wait(&full[s], (it / kStages) & 1);
-        const uint32_t a = base + s * kStageBytes + c * 64 * kBlockKBytes;
-        const uint32_t b = base + s * kStageBytes + kTileA;
+        const uint32_t a = base + kLayoutOffset + s * kStageStride + c * 64 * kBlockKBytes;
+        const uint32_t b = base + kLayoutOffset + s * kStageStride + kTileA;
         hopper::wgmma_fence();
 #pragma unroll
         for (int ks = 0; ks < kBlockKBytes / kStepBytes; ++ks) {
@@ -398,7 +413,7 @@ __device__ __forceinline__ void gemm(void* C_, int m, int n, int k_bytes) {
       if constexpr (kEpiSlots > 0) {
         static_assert(sizeof(Acc) == 4, "EPI_TMA stores 4-byte C");
         ctma::store_fragment<kEpiSlots, 32>(
-            [&](int i) { return acc_bits(acc[i]); }, smem + kStages * kStageBytes + c * kEpiSlots * ctma::kSlotBytes,
+            [&](int i) { return acc_bits(acc[i]); }, smem + kEpiOffset + c * kEpiSlots * ctma::kSlotBytes,
             boxes, &wgmma_tma_c, blk.n * kBlockN * 4, blk.m * kBlockM + c * 64, warp, lane, 1 + c,
             threadIdx.x % 128 == 0);
         continue;

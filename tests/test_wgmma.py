@@ -548,11 +548,11 @@ def packed_ring_tiling(t: Tiling, packed: int, slots: int = 0, stages: int | Non
     return dataclasses.replace(t, smem_bytes=smem)
 
 
-def build_int4_variant(tmp_path: Path, tag: str, tiling: Tiling, defines: list[str]):
-    """Build int4_wgmma_persistent with ``tiling`` and extra ``defines`` for sm_90 into
-    ``tmp_path``; assert that nothing spills and that its wgmma and TMA copies are the registered
-    build's (SASS_COUNTS). Returns its resource usage and SASS text."""
-    kernel = "int4_wgmma_persistent"
+def build_variant(tmp_path: Path, tag: str, tiling: Tiling, defines: list[str],
+                       kernel: str = "int4_wgmma_persistent"):
+    """Build ``kernel`` (default int4_wgmma_persistent) with ``tiling`` and extra ``defines`` for
+    sm_90 into ``tmp_path``; assert that nothing spills and that its wgmma and TMA copies are the
+    registered build's (SASS_COUNTS). Returns its resource usage and SASS text."""
     usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + defines,
                          tmp_path / f"{tag}.cubin", tmp_path / f"{tag}.json", tmp_path / f"{tag}.sass",
                          tmp_path / f"{tag}.log")
@@ -577,7 +577,7 @@ def test_packed_ring_deeper_than_the_int8_b_ring(built, tmp_path):
              "p6": (packed_ring_tiling(t, 6), ["-DPACKED_STAGES=6", "-DUNPACK_BASE_ADDR=1"]),
              "p5_tma2": (packed_ring_tiling(t, 5, 2), ["-DPACKED_STAGES=5", "-DUNPACK_BASE_ADDR=1", "-DEPI_TMA=2"])}
     for tag, (tiling, defines) in cases.items():
-        usage, sass = build_int4_variant(tmp_path, tag, tiling, defines)
+        usage, sass = build_variant(tmp_path, tag, tiling, defines)
         assert tiling.smem_bytes + usage.shared_bytes <= 232448, tag
         if tag == "same":
             assert sass == built[kernel][1]
@@ -612,7 +612,7 @@ def test_a_deeper_int8_b_ring_and_loads_before_the_wait(built, tmp_path):
                               b1 + ["-DPACKED_STAGES=4", "-DEPI_TMA=2", "-DUNPACK_LOAD_FIRST=1"])}
     sass_of = {}
     for tag, (tiling, defines) in cases.items():
-        usage, sass_of[tag] = build_int4_variant(tmp_path, tag, tiling, defines)
+        usage, sass_of[tag] = build_variant(tmp_path, tag, tiling, defines)
         assert tiling.smem_bytes + usage.shared_bytes <= 232448, tag
     assert sass_of["off"] == built[kernel][1]
     assert packed_ring_tiling(t, 4).smem_bytes == t.smem_bytes
@@ -641,7 +641,7 @@ def test_the_interleaved_layout_s_tiles_can_be_moved(built, tmp_path):
     sass_of = {}
     for tag, defines in {"off": ["-DLAYOUT_ROTATE=0", "-DLAYOUT_B8_LAST=0"], "r2": ["-DLAYOUT_ROTATE=2"],
                          "last": ["-DLAYOUT_B8_LAST=1"], "last_r3": ["-DLAYOUT_B8_LAST=1", "-DLAYOUT_ROTATE=3"]}.items():
-        _, sass_of[tag] = build_int4_variant(tmp_path, tag, t, defines)
+        _, sass_of[tag] = build_variant(tmp_path, tag, t, defines)
     assert sass_of["off"] == built[kernel][1]
     assert len({sass_of[k] for k in ("off", "r2", "last", "last_r3")}) == 4  # each moves something
     with pytest.raises(AnalysisError):
@@ -650,6 +650,82 @@ def test_the_interleaved_layout_s_tiles_can_be_moved(built, tmp_path):
                                                            "-DUNPACK_BASE_ADDR=1"],
                      tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
     assert "the interleaved layout only" in (tmp_path / "k.log").read_text()
+
+
+# Whole layouts moved (LAYOUT_PAD, LAYOUT_OFFSET, LAYOUT_EPI_FIRST of kernels/int4_wgmma.cuh;
+# STAGE_PAD, LAYOUT_OFFSET of kernels/wgmma_gemm.cuh; not registered: the development call in
+# docs/gpu-runs/2026-12-06_layout_pad/): tag -> (kernel, defines, EPI_TMA slots, bytes added).
+MOVED_LAYOUTS = {
+    "i4_tma2_pad8": ("int4_wgmma_persistent", ["-DEPI_TMA=2", "-DLAYOUT_PAD=8192"], 2, 4 * 8192),
+    "i4_tma2_off32": ("int4_wgmma_persistent", ["-DEPI_TMA=2", "-DLAYOUT_OFFSET=32768"], 2, 32768),
+    "i4_tma4_epi1st": ("int4_wgmma_persistent", ["-DEPI_TMA=4", "-DLAYOUT_EPI_FIRST=1"], 4, 0),
+    "i8_pad8": ("int8_wgmma_serpentine", ["-DSTAGE_PAD=8192"], 0, 4 * 8192),
+    "i8_off32": ("int8_wgmma_serpentine", ["-DLAYOUT_OFFSET=32768"], 0, 32768),
+}
+
+
+def moved_layout_tiling(tag: str) -> Tiling:
+    """The registry's tiling of MOVED_LAYOUTS[tag]'s kernel with the shared memory that layout
+    takes: the registered bytes + the bytes it adds + its C slots (8 KiB each, two consumer
+    warpgroups)."""
+    kernel, _, slots, added = MOVED_LAYOUTS[tag]
+    t = tiling_from_config(CONFIG, kernel)
+    return dataclasses.replace(t, smem_bytes=t.smem_bytes + added + 2 * slots * 8192)
+
+
+def test_whole_layouts_can_be_moved(built, tmp_path):
+    """Empty bytes after each stage, before the first, or the C slots first: the kernel lays out
+    exactly the shared memory computed above (the launcher's static_assert), within the H200's
+    232448 bytes a block, with the registered build's wgmma and copies and no spill, and each
+    build differs from the registered one; at 0 the parameters leave the registered SASS as it
+    is. Pads that break the swizzles' 1024-byte alignment are refused at compile time."""
+    for kernel, defines in {"int4_wgmma_persistent": ["-DLAYOUT_PAD=0", "-DLAYOUT_OFFSET=0", "-DLAYOUT_EPI_FIRST=0"],
+                            "int8_wgmma_serpentine": ["-DSTAGE_PAD=0", "-DLAYOUT_OFFSET=0"]}.items():
+        t = tiling_from_config(CONFIG, kernel)
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + defines,
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+        assert (tmp_path / "k.sass").read_text() == built[kernel][1], kernel
+    for tag, (kernel, defines, _, _) in MOVED_LAYOUTS.items():
+        t = moved_layout_tiling(tag)
+        usage, sass = build_variant(tmp_path, tag, t, defines, kernel)
+        assert t.smem_bytes + usage.shared_bytes <= 232448, tag
+        assert sass != built[kernel][1], tag
+    for kernel, define in (("int4_wgmma_persistent", "-DLAYOUT_PAD=512"), ("int8_wgmma_serpentine", "-DSTAGE_PAD=512")):
+        t = tiling_from_config(CONFIG, kernel)
+        t = dataclasses.replace(t, smem_bytes=t.smem_bytes + 4 * 512)
+        with pytest.raises(AnalysisError):
+            build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + [define],
+                         tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+        assert "multiples of 1024 bytes" in (tmp_path / "k.log").read_text(), kernel
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tag", sorted(MOVED_LAYOUTS))
+def test_moved_layouts_are_correct_at_every_size(tmp_path, tag):
+    """With its stages moved as a whole, each kernel is exact at every configured N on an sm_90
+    GPU, all of C checked, and on 2 CTAs at N = 1024 (16 blocks each: the ring wraps several
+    times within a CTA)."""
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
+    from analysis.gpu.harness import GemmRunner
+
+    kernel, defines, _, _ = MOVED_LAYOUTS[tag]
+    arch = detect_gpu().arch
+    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
+        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
+    t = moved_layout_tiling(tag)
+    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines() + defines, tmp_path / "k.cubin",
+                  tmp_path / "k.json")
+    for n, ctas in [(n, None) for n in CONFIG["sizes"]] + [(1024, 2)]:
+        run = GemmRunner(tmp_path / "k.cubin", kernel, CONFIG["kernels"][kernel]["precision"], t, n, n, n, seed=n,
+                         **kernel_options(CONFIG["kernels"][kernel]))
+        try:
+            if ctas:
+                run.sms = ctas  # the persistent grid's CTA count (Tiling.grid)
+            chk = run.check()
+        finally:
+            run.close()
+        assert chk.passed, (n, ctas, chk)
 
 
 def test_two_producer_warpgroups(built, tmp_path):
@@ -666,7 +742,7 @@ def test_two_producer_warpgroups(built, tmp_path):
              "w8_tma4": (dataclasses.replace(t, smem_bytes=t.smem_bytes + 2 * 4 * 8192), ["-DEPI_TMA=4"]),
              "w8_p6": (packed_ring_tiling(t, 6), ["-DPACKED_STAGES=6", "-DUNPACK_BASE_ADDR=1"])}
     for tag, (tiling, defines) in cases.items():
-        usage, sass = build_int4_variant(tmp_path, tag, tiling, defines)
+        usage, sass = build_variant(tmp_path, tag, tiling, defines)
         assert usage.registers == 128, tag
         assert (len(re.findall(r"\bLDS\.128\b", sass)), len(re.findall(r"\bSTS\.128\b", sass))) == (2, 4), tag
         assert re.findall(r"USETMAXREG\.(\w+)\.CTAPOOL \w*,? ?(0x\w+)", sass) == [("TRY_ALLOC", "0xd8"), ("DEALLOC", "0x28")], tag
