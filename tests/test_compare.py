@@ -338,4 +338,7 @@ def test_a_field_one_side_does_not_record_is_not_said_to_differ(repo):
     meta = json.loads((repo / "profiles" / A / "metadata.json").read_text())
     df = metadata_side_by_side(meta, {}, (A, "other"), ({}, {"gpu": meta["gpu"]})).set_index("field")
     assert df.loc["nvcc_version", "other"] == "" and pd.isna(df.loc["nvcc_version", "differs"])
+    # the empty cell says why: the set records no value (before, its source was empty too)
+    assert df.loc["nvcc_version", "source other"] == "not recorded"
+    assert df.loc["nvcc_version", f"source {A}"] == "metadata.json"
     assert df.loc["gpu", "differs"] == False  # noqa: E712 (both record it, the same)

@@ -420,11 +420,17 @@ def _same_version(a: str, b: str) -> bool:
                       and version_numbers(a, whole=True) == version_numbers(b, whole=True))
 
 
+# The source of a metadata field a set does not record (neither its metadata.json nor its reports):
+# the value's cell is left empty, and this says why.
+NOT_RECORDED = "not recorded"
+
+
 def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str],
                           from_reports: tuple[dict, dict] = ({}, {}),
                           devices: tuple[dict, dict] = ({}, {})) -> pd.DataFrame:
     """The two sets' metadata as a table: field, unit, baseline, candidate, source of each
-    side (``metadata.json``, ``reports`` or ``device attribute``) and differs. The columns are
+    side (``metadata.json``, ``reports``, ``device attribute``, or :data:`NOT_RECORDED` beside
+    an empty value: the set records none) and differs. The columns are
     named after the sets (a set compared with itself gets "(baseline)" and "(candidate)" after
     its name).
 
@@ -452,7 +458,7 @@ def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str
             return str(meta[key]), "metadata.json"
         if reports.get(key):
             return str(reports[key]), "reports"
-        return "", ""
+        return "", NOT_RECORDED
 
     rows = []
     for k in keys:
