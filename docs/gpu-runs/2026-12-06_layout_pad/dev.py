@@ -25,6 +25,10 @@ wgmma ceilings of the same call; memcheck and racecheck of two builds at N = 102
 ncu process (clock control none) taking one launch of each build at N = 8192 (counters); and
 `--set full` of FULL for their PC samples.
 
+DEV_SET=stages (the second call, files dev7_*): 4 stages ran faster than 5 for the persistent
+INT4 kernel (docs/perf-notes.md, 2026-12-02), and deeper packed rings slower (2026-12-05); here 3
+and 2 stages, with EPI_TMA=4, beside 5, and INT8 with 3 stages (with and without EPI_TMA=2).
+
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
 check TAG N CTAS`."""
@@ -41,7 +45,7 @@ from analysis.gpu.harness.runner import GemmRunner
 from analysis.precision import gemm_ops, precision_of
 from analysis.tools import find_tool
 
-PFX = "dev6"
+PFX = "dev7" if os.environ.get("DEV_SET") == "stages" else "dev6"
 W = Path(f"/tmp/w{PFX}"); W.mkdir(exist_ok=True)
 CFG = yaml.safe_load(open("config/config.yaml"))
 I4, SERP, LAG = "int4_wgmma_persistent", "int8_wgmma_serpentine", "int8_wgmma_lag"
@@ -54,13 +58,14 @@ class Build:
     slots: int = 0          # EPI_TMA slots per consumer warpgroup (8 KiB each)
     pad: int = 0            # bytes after each stage's slot (LAYOUT_PAD, STAGE_PAD)
     offset: int = 0         # bytes before the first stage (LAYOUT_OFFSET)
+    stages: int | None = None  # stages (the registry's where None)
 
 
-def b(kernel, *defines, slots=0, pad=0, offset=0):
+def b(kernel, *defines, slots=0, pad=0, offset=0, stages=None):
     pad_name = "LAYOUT_PAD" if kernel == I4 else "STAGE_PAD"
     return Build(kernel, tuple(defines) + ((f"-DEPI_TMA={slots}",) if slots else ())
                  + ((f"-D{pad_name}={pad}",) if pad else ()) + ((f"-DLAYOUT_OFFSET={offset}",) if offset else ()),
-                 slots, pad, offset)
+                 slots, pad, offset, stages)
 
 
 KIB = 1024
@@ -71,6 +76,13 @@ BUILDS = {"i4": b(I4), "i4_tma4": b(I4, slots=4), "i4_tma4_epi1st": b(I4, "-DLAY
           "i8_off32": b(SERP, offset=32 * KIB)}
 SANITIZE = ("i4_tma4_epi1st", "i4_tma2_pad8")
 FULL = ("i4_tma4", "i4_tma4_epi1st")
+if PFX == "dev7":  # DEV_SET=stages: fewer stages (4 ran faster than 5 for the INT4 kernel on 2026-12-02)
+    BUILDS = {"i4": b(I4), "i4_tma4": b(I4, slots=4), "i4_s5": b(I4, stages=5), "i4_s3": b(I4, stages=3),
+              "i4_s3_tma4": b(I4, slots=4, stages=3), "i4_s2_tma4": b(I4, slots=4, stages=2),
+              "i8_serp": b(SERP), "i8_tma2": b(SERP, slots=2), "i8_s3": b(SERP, stages=3),
+              "i8_s3_tma2": b(SERP, slots=2, stages=3)}
+    SANITIZE = ("i4_s3_tma4", "i8_s3")
+    FULL = ("i4_tma4", "i4_s3_tma4")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
@@ -86,11 +98,14 @@ def prec_of(tag):
 
 def tiling(tag):
     """The registry's tiling of the build's kernel, with the shared memory its layout takes: the
-    registered bytes + its pads (one a stage), its offset and its EPI_TMA slots (two consumer
-    warpgroups)."""
+    registered bytes per stage and pad, times its stages, + its offset and its EPI_TMA slots
+    (two consumer warpgroups)."""
     bd = BUILDS[tag]
     t = tiling_from_config(CFG, bd.kernel)
-    return dataclasses.replace(t, smem_bytes=t.smem_bytes + t.stages * bd.pad + bd.offset + 2 * bd.slots * 8192)
+    stages = bd.stages or t.stages
+    stage_bytes = (t.smem_bytes - 1024) // t.stages  # the registered layout: stages x stage + 1024 of slack
+    return dataclasses.replace(t, stages=stages, smem_bytes=stages * (stage_bytes + bd.pad) + 1024 + bd.offset
+                               + 2 * bd.slots * 8192)
 
 
 def runner(tag, n, inputs, ctas=None):
