@@ -29,6 +29,10 @@ DEV_SET=stages (the second call, files dev7_*): 4 stages ran faster than 5 for t
 INT4 kernel (docs/perf-notes.md, 2026-12-02), and deeper packed rings slower (2026-12-05); here 3
 and 2 stages, with EPI_TMA=4, beside 5, and INT8 with 3 stages (with and without EPI_TMA=2).
 
+DEV_SET=combo (the third call, files dev8_*): EPI_TMA=4 and EPI_TMA=2 with UNPACK_BASE_ADDR (which
+gained 0.9-1.3 % alone in ../2026-12-05_int4_unpack/ and ../2026-12-06_int4_ring/ and was never
+measured with the copy engine's C stores), with 7 rounds instead of 5.
+
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
 check TAG N CTAS`."""
@@ -45,7 +49,7 @@ from analysis.gpu.harness.runner import GemmRunner
 from analysis.precision import gemm_ops, precision_of
 from analysis.tools import find_tool
 
-PFX = "dev7" if os.environ.get("DEV_SET") == "stages" else "dev6"
+PFX = {"stages": "dev7", "combo": "dev8"}.get(os.environ.get("DEV_SET", ""), "dev6")
 W = Path(f"/tmp/w{PFX}"); W.mkdir(exist_ok=True)
 CFG = yaml.safe_load(open("config/config.yaml"))
 I4, SERP, LAG = "int4_wgmma_persistent", "int8_wgmma_serpentine", "int8_wgmma_lag"
@@ -83,6 +87,12 @@ if PFX == "dev7":  # DEV_SET=stages: fewer stages (4 ran faster than 5 for the I
               "i8_s3_tma2": b(SERP, slots=2, stages=3)}
     SANITIZE = ("i4_s3_tma4", "i8_s3")
     FULL = ("i4_tma4", "i4_s3_tma4")
+if PFX == "dev8":  # DEV_SET=combo: C through the copy engine with the producer's base addresses
+    B1 = "-DUNPACK_BASE_ADDR=1"
+    BUILDS = {"i4": b(I4), "i4_b1": b(I4, B1), "i4_tma4": b(I4, slots=4), "i4_tma4_b1": b(I4, B1, slots=4),
+              "i4_tma2_b1": b(I4, B1, slots=2), "i8_serp": b(SERP), "i8_lag": b(LAG)}
+    SANITIZE = ("i4_tma4_b1",)
+    FULL = ("i4_tma4", "i4_tma4_b1")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
@@ -202,7 +212,7 @@ for n in CHECK_NS:
         if n in TIME_NS:
             ops = gemm_ops(n, n, n)
             order = [t for t in BUILDS if all(c["passed"] for c in checks if c["build"] == t)]
-            for r in range(5):
+            for r in range(7 if PFX == "dev8" else 5):
                 k = r % len(order)
                 for t in order[k:] + order[:k]:
                     time.sleep(0.5)
