@@ -1,10 +1,11 @@
-"""Print every number of this folder's two development calls (dev6_* and dev7_*, both on an H100):
+"""Print every number of this folder's three development calls (dev6_*, dev7_*, dev8_*, all on an H100):
 per build the median rate and the per-round ratio to its base build at N = 6144 and 8192, the
 checks, the sanitizers (dev7), the ceilings of the call and the counters of one profiled launch
 each at N = 8192. Bases, dev6: the padded and offset INT4 builds against i4_tma2, whose C slots
 they keep; i4_tma4_epi1st against i4_tma4; i4_pad16 against the registered i4; the INT8 builds
 against int8_wgmma_serpentine (i8_serp). dev7: the INT4 builds against i4 with as many C slots
 (EPI_TMA=4 builds against i4_tma4), the INT8 builds against i8_serp with as many (i8_tma2).
+dev8: the INT4 builds with C slots against i4_tma4, the others against i4; INT8 against i8_serp.
 Run: `python3 docs/gpu-runs/2026-12-06_layout_pad/summary.py`."""
 import csv
 import json
@@ -18,6 +19,8 @@ COUNTERS = ["gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",
 
 
 def base_of(pfx: str, build: str) -> str:
+    if pfx == "dev8":
+        return "i8_serp" if build.startswith("i8") else "i4_tma4" if "tma" in build else "i4"
     if pfx == "dev7":
         if build.startswith("i8"):
             return "i8_tma2" if build.endswith("_tma2") else "i8_serp"
@@ -31,7 +34,7 @@ def base_of(pfx: str, build: str) -> str:
     return "i4"
 
 
-for pfx in ("dev6", "dev7"):
+for pfx in ("dev6", "dev7", "dev8"):
     print(f"== {pfx}")
     rounds = json.loads((HERE / f"{pfx}_rounds.json").read_text())
     checks = json.loads((HERE / f"{pfx}_checks.json").read_text())
