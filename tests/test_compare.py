@@ -114,6 +114,45 @@ def test_device_attributes_of_two_gpus_are_listed_once_with_their_units(foreign_
     assert "device__attribute_warp_size" not in meta.index  # attributes both GPUs share are not listed
 
 
+def test_identifier_and_device_rows_of_one_sided_launches_are_not_flagged():
+    """Launches that only one set holds gave their device attributes and identifiers the
+    status "only in ...", and those rows were flagged wherever the other set had the kernel: in
+    the A100/A10G comparison 1341 device-attribute rows and the launch ids. They keep their
+    one-sided status (the launch is one-sided) and are never flagged; the kernels' own
+    one-sided counters still are."""
+    from analysis.compare.diff import is_device_attribute, is_identifier
+    from analysis.reports.ncu import load_report
+
+    a100 = load_report(REPO / "profiles" / "a100_ncu2021.2.2_bitwise_spgemm" / "reports" / "result.ncu-rep.xz")
+    a10g = load_report(REPO / "profiles" / "a10g_ncu2023.1.1_esmm" / "reports" / "profile.ncu-rep.xz")
+    d = compare_sets(a100, a10g)
+    one_sided = d["status"].str.startswith("only in")
+    special = d["metric"].map(is_device_attribute) | d["metric"].map(is_identifier)
+    assert (one_sided & special).sum() > 1000  # the rows this is about are there
+    assert not d.loc[one_sided & special, "flagged"].any()
+    assert d.loc[one_sided & ~special, "flagged"].any()
+
+
+def test_system_topology_metrics_are_device_properties(foreign_dir):
+    """ncu 2026.2.1 on an RTX 5060 Laptop GPU (no NVLink) wrote nvlink__enabled_mask values that
+    look like addresses and differ between two runs of the same program; the comparison flagged
+    them `changed`. The NVLink, C2C and NUMA topology metrics describe the system, like the
+    device attributes: status `device`, never flagged."""
+    from analysis.compare.diff import is_device_attribute
+    from analysis.reports.ncu import load_report
+
+    a, b = (load_report(foreign_dir / f"Abhishek7204__raytracingCuda__profile__{h}.ncu-rep.xz")
+            for h in ("ca437891", "d36cc9c6"))
+    d = compare_sets(a, b)
+    mask = d[d["metric"] == "nvlink__enabled_mask"]
+    assert len(mask) == 1 and mask["value_baseline"].iloc[0] != mask["value_candidate"].iloc[0]
+    assert mask["status"].iloc[0] == "device" and not mask["flagged"].iloc[0]
+    topo = d[d["metric"].str.startswith(("nvlink__", "c2clink__", "numa__"))]
+    assert len(topo) > 5 and (topo["status"] == "device").all() and not topo["flagged"].any()
+    assert all(map(is_device_attribute, ["nvlink__count_logical", "c2clink__present", "numa__id_cpu"]))
+    assert not is_device_attribute("nvlrx__bytes.sum")  # NVLink traffic is a counter
+
+
 def test_noise_is_not_flagged(set_a, set_b):
     """A set against itself flags nothing; nor does the 13.5 set (median of its two repeats)
     against its own second repeat alone: every change lies inside the measured spread."""

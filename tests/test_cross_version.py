@@ -264,3 +264,22 @@ def test_a_name_the_other_set_holds_at_another_n_is_not_called_missing(foreign_d
     assert [r.split(" | ")[:3] for r in rows] == [["| h200add", "add", "1024"], ["| rtx", "add", "unknown"]]
     assert all(r.endswith("| the other set holds this name only as other launches (another mangled name, N or "
                           "range) |") for r in rows)
+
+
+def test_sets_of_no_kernel_in_common_are_said_so_where_the_rows_are(foreign_dir, tmp_path):
+    """An RTX 3080 report (ncu 2020.2.1) and an RTX 5060 one (2026.2.1), both stored as
+    `profile`, share no kernel: no launch is matched. The warning said "nor a report of the
+    same name", though both hold `profile`, and sent the reader to changes.csv's match column,
+    which is empty here (one-sided rows of a kernel the other set lacks are not flagged). The
+    explanations page did the same."""
+    from analysis.compare.explain import one_sided_section, unmatched_warning
+
+    rtx3080 = _set_of(foreign_dir, tmp_path, "rtx3080", {"profile": "iamcoleman__monte-carlo-pi__profile__3d528bfb"})
+    rtx5060 = _set_of(foreign_dir, tmp_path, "rtx5060", {"profile": "Abhishek7204__raytracingCuda__profile__ca437891"})
+    d = compare_sets(rtx3080, rtx5060)
+    assert not d["flagged"].any()  # changes.csv would be empty
+    said = unmatched_warning(d, "rtx3080", "rtx5060")
+    assert "no kernel and N in common)" in said and "same name" not in said, said
+    assert "match column of results/compare/rtx3080__vs__rtx5060/diff.parquet" in said and "changes.csv" not in said
+    page = "\n".join(one_sided_section(d, "rtx3080", "rtx5060"))
+    assert "results/compare/rtx3080__vs__rtx5060/diff.parquet says why for each launch" in page

@@ -102,14 +102,21 @@ def test_an_import_job_names_a_damaged_file(foreign_dir, tmp_path, damage):
     assert not (tmp_path / "out.ncu-rep.xz").exists()
 
 
-def test_an_import_of_one_report_under_two_names_says_so(foreign_dir, tmp_path):
+def test_an_import_of_one_report_under_two_names_is_refused(foreign_dir, tmp_path):
+    """One file under two names was only warned about and imported: the set held each launch
+    twice, and a comparison with a set of one copy then matched none of them. It is refused,
+    naming both files, as repeats of the same content are; without the copy the import goes."""
     src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
     other = foreign_dir / "LakshyaSingh354__CudaCode__gemm_reps_naive__7bc2a745.ncu-rep.xz"
     for name, what in (("mine.ncu-rep.xz", src), ("copy of mine.ncu-rep.xz", src), ("other.ncu-rep.xz", other)):
         (tmp_path / name).write_bytes(what.read_bytes())
-    said = check_sources(import_plan(tmp_path))
-    assert said == ["config source: copy of mine.ncu-rep.xz, mine.ncu-rep.xz are the same bytes: the set would hold "
-                    "each of their launches twice, under two report names; leave all but one out of the import"]
+    with pytest.raises(ConfigError) as e:
+        check_sources(import_plan(tmp_path))
+    assert str(e.value) == ("config source: nothing imported, copy of mine.ncu-rep.xz, mine.ncu-rep.xz are the same "
+                            "bytes: the set would hold each of their launches twice, under two report names (leave "
+                            "all but one of each out of the source folder)")
+    (tmp_path / "copy of mine.ncu-rep.xz").unlink()
+    assert check_sources(import_plan(tmp_path)) == []
 
 
 @pytest.mark.parametrize("dst", ["a folder", "out.ncu-rep"])
@@ -238,7 +245,8 @@ def test_an_import_of_several_gpus_and_versions_says_so(foreign_dir, tmp_path):
 
     a100 = foreign_dir / "ZSL98__bitwise_spgemm__profiling_results_result__0dd03585.ncu-rep.xz"
     a10g = foreign_dir / "AveryClapp__ESMM-Research__profile__fcf10798.ncu-rep.xz"
-    for name, src in (("a.ncu-rep.xz", a100), ("b.ncu-rep.xz", a10g), ("c.ncu-rep.xz", a10g)):
+    a10g_other = foreign_dir / "AveryClapp__ESMM-Research__profile__feb2d349.ncu-rep.xz"  # one file twice is refused
+    for name, src in (("a.ncu-rep.xz", a100), ("b.ncu-rep.xz", a10g), ("c.ncu-rep.xz", a10g_other)):
         (tmp_path / name).write_bytes(src.read_bytes())
     ma, mb = report_metadata(a100), report_metadata(a10g)
     assert ma["gpu"] != mb["gpu"] and ma["ncu_version"] != mb["ncu_version"]

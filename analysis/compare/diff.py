@@ -70,18 +70,25 @@ def is_identifier(metric: str) -> bool:
 #: launch: 72 of the 182 rows flagged ``changed`` between the A100 and A10G sets. A comparison
 #: gives them the status ``device`` and never flags them; the metadata lists each attribute
 #: whose values differ between the sets once (:func:`device_attributes`,
-#: :func:`metadata_side_by_side`).
+#: :func:`metadata_side_by_side`). The system the GPU sits in is described the same way by the
+#: NVLink, chip-to-chip link and NUMA topology metrics (``nvlink__*``, ``c2clink__*``,
+#: ``numa__*``: link counts, enabled-link masks, CPU affinity), which are not traffic counters
+#: (those are ``nvlrx__*`` / ``nvltx__*``). ncu 2026.2.1 on a GPU without NVLink wrote
+#: ``nvlink__enabled_mask`` values such as 0x55d72397e258, which differed by 0.5 % between two
+#: runs and were flagged ``changed`` before these names were counted here.
 DEVICE_PREFIX = "device__attribute_"
+DEVICE_PREFIXES = (DEVICE_PREFIX, "nvlink__", "c2clink__", "numa__")
 
 
 def is_device_attribute(metric: str) -> bool:
-    """Whether ``metric`` is a ``device__attribute_*`` metric other than an identifier
-    (:func:`is_identifier`)."""
-    return metric.startswith(DEVICE_PREFIX) and not is_identifier(metric)
+    """Whether ``metric`` describes the GPU or its system rather than the launch: a
+    ``device__attribute_*`` metric other than an identifier (:func:`is_identifier`), or an
+    ``nvlink__*``, ``c2clink__*`` or ``numa__*`` topology metric (:data:`DEVICE_PREFIXES`)."""
+    return metric.startswith(DEVICE_PREFIXES) and not is_identifier(metric)
 
 
 def device_attributes(table: pd.DataFrame) -> dict[str, str]:
-    """Each numeric ``device__attribute_*`` metric of a set (``table``: a per-metric table,
+    """Each numeric device metric (:func:`is_device_attribute`) of a set (``table``: a per-metric table,
     :func:`metric_table`, or a set table with columns metric and value) with its values in the
     set: one value where every launch agrees, else the distinct values ascending and
     ``", "``-joined (a set of several GPUs). Integral values are written without a fraction;
@@ -351,8 +358,10 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     choices = ["identifier", "device", "only in baseline", "only in candidate", "no value in either",
                "no value in baseline", "no value in candidate", "unit changed", "changed", "within noise", "unchanged"]
     m["status"] = np.select(conditions, choices, default="")
+    # a one-sided row is flagged where the other set has the kernel at that N, unless it is an
+    # identifier or describes the device: those are never flagged, on one side or both
     m["flagged"] = (m["status"].isin(["changed", "unit changed", "no value in baseline", "no value in candidate"])
-                    | (m["status"].str.startswith("only in") & in_shared))
+                    | (m["status"].str.startswith("only in") & in_shared & ~ident_rows & ~device_rows))
     cols = KEYS + ["demangled", "report_baseline", "report_candidate", "match", "value_baseline", "value_candidate",
                    "unit_baseline", "unit_candidate", "unit_factor", "abs_change", "rel_change", "noise_rel",
                    "noise_source", "threshold_rel", "repeats_baseline", "repeats_candidate", "renamed_from_baseline",

@@ -54,11 +54,14 @@ def unmatched_warning(diff: pd.DataFrame, baseline: str, candidate: str) -> str 
             if m.startswith("not matched: "):
                 sides.setdefault(m.removeprefix("not matched: "), []).append(side)
     causes = [f"{' and '.join(who)}: {cause}" for cause, who in sides.items()]
+    same_report = bool(set(diff["report_baseline"].dropna()) & set(diff["report_candidate"].dropna()))
     why = ("; ".join(causes[:3]) + (f"; and {len(causes) - 3} more" if len(causes) > 3 else "") if causes
-           else "no kernel and N in common, nor a report of the same name")
+           else "no kernel and N in common" + ("" if same_report else ", nor a report of the same name"))
+    # changes.csv holds flagged rows only, and with no kernel and N in common no one-sided row is
+    # flagged: the whole comparison, with every launch's match, is the rule's diff.parquet
     return (f"{candidate} against {baseline}: no launch of either set is matched in the other ({why}), so every row "
             f"is one-sided and nothing is compared (figures/compare/{baseline}__vs__{candidate}/statuses.csv; "
-            "changes.csv's match column says why for each launch)")
+            f"the match column of results/compare/{baseline}__vs__{candidate}/diff.parquet says why for each launch)")
 
 
 def one_sided_section(diff: pd.DataFrame, baseline: str, candidate: str) -> list[str]:
@@ -83,8 +86,9 @@ def one_sided_section(diff: pd.DataFrame, baseline: str, candidate: str) -> list
     cause = (alone["match"].fillna("").str.replace(r", this one at N = [^ ]+", "", regex=True)
              .str.replace(r" \(\d+\)$", "", regex=True))
     lines = ["## Launches in one set only", "",
-             "Not compared: no launch of the other set matched them (changes.csv's match column says why for "
-             "each launch).", "",
+             "Not compared: no launch of the other set matched them (the match column of "
+             f"results/compare/{baseline}__vs__{candidate}/diff.parquet says why for each launch; changes.csv "
+             "holds the rows of those whose kernel and N the other set has).", "",
              "| set | kernel | N | launches | why |", "| --- | --- | --- | --- | --- |"]
     # the kernel names each set holds, matched or not: a name the other set also holds under another
     # mangled name, N or range is not "no launch of this kernel"

@@ -138,7 +138,7 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
                            "kernel)")
                 continue
             if not src.name.endswith(".xz"):
-                plain.append(f"{src.name} ({launches} launches)")
+                plain.append(f"{src.name} ({launches} launch{'' if launches == 1 else 'es'})")
             if ReportName.parse(f"{stem}.ncu-rep") is not None:
                 from analysis.reports.ncu import check_report_name
 
@@ -180,13 +180,19 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
             bad.append(f"repeats of {base} from other GPUs: {listed} (a repeat _r1, _r2, ... is the same profile "
                        "run again on the same GPU: rename the others without the _r part)")
     bad += _same_repeats(plan, held) + _kernels_at_one_n_twice(plan, held)
-    if bad:
-        raise ConfigError("config source: nothing imported, these files are not whole Nsight Compute reports "
-                          "or contradict their names: " + "; ".join(bad) + " (leave them out of the source folder, "
-                          "or profile them again)")
-    warnings = [f"config source: {', '.join(names)} are the same bytes: the set would hold each of their launches "
-                "twice, under two report names; leave all but one out of the import"
-                for names in _same_bytes(plan.values())]
+    # one file under two names: refused as repeats of the same content are (_same_repeats), since the
+    # set would hold each launch twice and match none of them with another set's single copy
+    same = [f"{', '.join(names)} are the same bytes" for names in _same_bytes(plan.values())]
+    if bad or same:
+        parts = []
+        if bad:
+            parts.append("these files are not whole Nsight Compute reports or contradict their names: "
+                         + "; ".join(bad) + " (leave them out of the source folder, or profile them again)")
+        if same:
+            parts.append("; ".join(same) + ": the set would hold each of their launches twice, under two report "
+                         "names (leave all but one of each out of the source folder)")
+        raise ConfigError("config source: nothing imported, " + "; and ".join(parts))
+    warnings: list[str] = []
     # several GPUs or Nsight Compute versions in one import: allowed, but said, as for an import into a
     # set of another GPU (below): the set's figures and tables take launches of one function name together
     for what, per_stem in (("GPUs", {stem: gpu for stem, (_, gpu) in gpus.items()}),
