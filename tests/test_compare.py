@@ -112,6 +112,9 @@ def test_device_attributes_of_two_gpus_are_listed_once_with_their_units(foreign_
     assert meta.loc["device__attribute_l2_cache_size", "unit"] == "byte"
     assert devices[0]["device__attribute_warp_size"] == devices[1]["device__attribute_warp_size"]
     assert "device__attribute_warp_size" not in meta.index  # attributes both GPUs share are not listed
+    # the session fields are listed even where neither side gives them (here no metadata at all)
+    assert list(meta.index[:5]) == ["gpu", "cc", "driver", "cuda_version", "ncu_version"]
+    assert (meta.loc["driver", ["source a100", "source a10g"]] == "not recorded").all()
 
 
 def test_identifier_and_device_rows_of_one_sided_launches_are_not_flagged():

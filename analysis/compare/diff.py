@@ -448,7 +448,9 @@ def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str
         names: the two sets' names.
         from_reports: each set's :func:`versions_from_table`: what its reports' own
             session details give; a field metadata.json lacks (or leaves empty) takes it.
-            The fields of :data:`REPORT_FIELDS` come first.
+            The fields of :data:`REPORT_FIELDS` come first, each listed even where neither
+            side records it (both sources :data:`NOT_RECORDED`: a driver the reports of ncu
+            2020.2 do not give), so that every comparison's table has them.
         devices: each set's :func:`device_attributes`. An attribute both sets give, with other
             values, is a row of its own after the metadata (its unit from
             :func:`analysis.units.device_attribute_units`, empty where the attribute has none
@@ -472,8 +474,6 @@ def metadata_side_by_side(baseline: dict, candidate: dict, names: tuple[str, str
     rows = []
     for k in keys:
         (vb, sb), (vc, sc) = side(baseline, from_reports[0], k), side(candidate, from_reports[1], k)
-        if k in REPORT_FIELDS and not (vb or vc):
-            continue
         rows.append((k, vb, vc, sb, sc))
     df = pd.DataFrame(rows, columns=["field", names[0], names[1], f"source {names[0]}", f"source {names[1]}"])
     df["differs"] = pd.array([pd.NA if not (a and b) else not _same_version(a, b)
