@@ -106,8 +106,10 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     name (another kernel, another count of launches: :func:`analysis.reports.ncu.check_report_name`,
     which opens such reports with ``ncu_report``); or if it is a repeat (``{stem}_r{R}``) of
     a profile whose other repeats, here or already in ``set_folder``'s reports, were
-    profiled on another GPU (both GPUs known): what the set's parse job would find only
-    once the files are stored.
+    profiled on another GPU (both GPUs known); or if two sources are the same bytes under two
+    names (the set would hold each of their launches twice, and a comparison with a set of one
+    copy would match none of them): what the set's parse job would find only once the files
+    are stored.
 
     Returns:
         Warnings: one where the reports imported are of several GPUs, one where they are of
@@ -115,8 +117,7 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
         ``set_folder`` holds reports already and this import adds reports of another GPU; one
         for the plain ``.ncu-rep`` sources (no checksum guards them, and ncu writes a block per launch, so a file cut between two launches reads as a whole
         report with fewer; it gives the launch count each holds to check against what was
-        profiled), and one per group of sources of identical bytes (the set would hold each
-        of their launches twice, under two report names).
+        profiled).
 
     Raises:
         ConfigError: naming every such file (its original name) and the cause.
