@@ -141,7 +141,7 @@ def test_wgmma_rates_are_not_held_to_the_mma_sync_ceilings():
     kernels = yaml.safe_load((SET_DIR.parents[1] / "config" / "config.yaml").read_text())["kernels"]
     unbounded = unbounded_kernels(kernels)  # the registry's wgmma kernels, the mma.sync ones not
     assert unbounded == ["fp16_wgmma", "fp16_wgmma_cluster", "fp16_wgmma_cluster_f16c", "fp16_wgmma_lag",
-                         "fp16_wgmma_serpentine", "int4_wgmma_persistent",
+                         "fp16_wgmma_serpentine", "int4_wgmma_epi_tma", "int4_wgmma_persistent",
                          "int4_wgmma_unpack_s8", "int8_wgmma", "int8_wgmma_cluster", "int8_wgmma_lag",
                          "int8_wgmma_serpentine"]
     assert check_rates(summ, refs, "timings.csv", "references.csv", unbounded) == []

@@ -37,16 +37,19 @@ WGMMA = {"fp16_wgmma": r"HGMMA\.64x256x16\.F32", "int8_wgmma": r"IGMMA\.64x256x3
          "fp16_wgmma_cluster_f16c": r"HGMMA\.64x256x16\.F32", "int8_wgmma_serpentine": r"IGMMA\.64x256x32\.S8\.S8",
          "fp16_wgmma_serpentine": r"HGMMA\.64x256x16\.F32", "int8_wgmma_lag": r"IGMMA\.64x256x32\.S8\.S8",
          "fp16_wgmma_lag": r"HGMMA\.64x256x16\.F32",
-         "int4_wgmma_unpack_s8": r"IGMMA\.64x128x32\.S8\.S8", "int4_wgmma_persistent": r"IGMMA\.64x128x32\.S8\.S8"}
+         "int4_wgmma_unpack_s8": r"IGMMA\.64x128x32\.S8\.S8", "int4_wgmma_persistent": r"IGMMA\.64x128x32\.S8\.S8",
+         "int4_wgmma_epi_tma": r"IGMMA\.64x128x32\.S8\.S8"}
 # The persistent kernels in clusters of two CTAs sharing B (kernels/wgmma_gemm.cuh CLUSTER_M, PERSISTENT)
 CLUSTER = {"fp16_wgmma_cluster", "int8_wgmma_cluster", "fp16_wgmma_cluster_f16c", "int8_wgmma_serpentine",
            "fp16_wgmma_serpentine", "int8_wgmma_lag", "fp16_wgmma_lag"}
 # The serpentine kernels' changes (K_SERPENTINE, STORE64), and those with CONSUMER_LAG too
 STORE64 = {"int8_wgmma_serpentine", "fp16_wgmma_serpentine", "int8_wgmma_lag", "fp16_wgmma_lag"}
 LAG = {"int8_wgmma_lag", "fp16_wgmma_lag"}
+# C through the copy engine (kernels/c_tma.cuh, EPI_TMA slots per consumer warpgroup) in the registry
+EPI_TMA_REGISTERED = {"int4_wgmma_epi_tma": 4}
 # Their build parameters, and those of the persistent INT4 kernel (kernels/int4_wgmma.cuh PERSISTENT)
 BUILD_PARAMS = {**{k: ["-DCLUSTER_M=2", "-DPERSISTENT=1"] for k in CLUSTER},
-                "int4_wgmma_persistent": ["-DPERSISTENT=1"]}
+                "int4_wgmma_persistent": ["-DPERSISTENT=1"], "int4_wgmma_epi_tma": ["-DPERSISTENT=1"]}
 # Shared memory each lays out (the registry's smem_bytes must equal it): stages of A and B
 # tiles of block_k_bytes per row; the INT4 kernel's stages hold packed A and B and an INT8 B
 # of twice the row; 1024 bytes to align the stages to the swizzle's repeat.
@@ -61,7 +64,8 @@ def _smem_int4(t):
 SMEM = {**{k: _smem_ab for k in ("fp16_wgmma", "int8_wgmma", "fp16_wgmma_cluster", "int8_wgmma_cluster",
                                  "fp16_wgmma_cluster_f16c", "int8_wgmma_serpentine", "fp16_wgmma_serpentine",
                                  "int8_wgmma_lag", "fp16_wgmma_lag")},
-        "int4_wgmma_unpack_s8": _smem_int4, "int4_wgmma_persistent": _smem_int4}
+        "int4_wgmma_unpack_s8": _smem_int4, "int4_wgmma_persistent": _smem_int4,
+        "int4_wgmma_epi_tma": lambda t: _smem_int4(t) + 2 * 4 * 8192}
 # wgmma and TMA copies in the SASS: 4 wgmma per K tile (its 128 INT8 or 64 FP16 of K in
 # 32-byte steps) and one copy per operand; the INT4 kernel issues 8 per K tile (two m64
 # halves of its 128 rows per consumer), its main loop takes two tiles per iteration (fixed A
@@ -70,7 +74,8 @@ SMEM = {**{k: _smem_ab for k in ("fp16_wgmma", "int8_wgmma", "fp16_wgmma_cluster
 SASS_COUNTS = {"fp16_wgmma": (4, 2), "int8_wgmma": (4, 2), "fp16_wgmma_cluster": (4, 2),
                "int8_wgmma_cluster": (4, 2), "int4_wgmma_unpack_s8": (24, 4), "int4_wgmma_persistent": (16, 4),
                "fp16_wgmma_cluster_f16c": (4, 2), "int8_wgmma_serpentine": (4, 2),
-               "fp16_wgmma_serpentine": (4, 2), "int8_wgmma_lag": (4, 2), "fp16_wgmma_lag": (4, 2)}
+               "fp16_wgmma_serpentine": (4, 2), "int8_wgmma_lag": (4, 2), "fp16_wgmma_lag": (4, 2),
+               "int4_wgmma_epi_tma": (16, 4)}
 
 
 def test_registry_entries():
@@ -233,6 +238,12 @@ def test_builds_for_sm_90a_without_spills_and_issues_gmma_and_tma(built, kernel)
         assert stores == ["STG.E.128"] * 32 and len(re.findall(r"SHFL\.BFLY", sass)) == 64
     elif kernel in CLUSTER:
         assert stores == ["STG.E.64"] * 64 and not re.search(r"SHFL|F2FP", sass)
+    # C through the copy engine (the registered EPI_TMA kernel): 8 UTMASTG per block of C from
+    # 64 STS.64 a thread into the slots, no global store, and the C map's global beside A's and B's
+    assert len(re.findall(r"UTMASTG\.2D", sass)) == 8 * (kernel in EPI_TMA_REGISTERED)
+    if kernel in EPI_TMA_REGISTERED:
+        assert stores == [] and len(re.findall(r"\bSTS\.64\b", sass)) == 64
+        assert cubin_globals(built[kernel][3]) == {name: TENSOR_MAP_BYTES for name in (*TMA_GLOBALS, C_TMA_GLOBAL)}
     # CONSUMER_LAG: the second consumer warpgroup waits once on named barrier 3 (256 threads), which
     # the first arrives on after its first K tiles or, with none, at its end; no other kernel has it
     assert len(re.findall(r"BAR\.SYNC\.DEFER_BLOCKING 0x3, 0x100", sass)) == (kernel in LAG)
