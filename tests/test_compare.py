@@ -156,12 +156,66 @@ def test_system_topology_metrics_are_device_properties(foreign_dir):
     assert not is_device_attribute("nvlrx__bytes.sum")  # NVLink traffic is a counter
 
 
+#: The warp-state sampler's settings (analysis.compare.diff.SETTING_METRICS) and what it measured.
+SAMPLER_SETTINGS = {"smsp__pcsamp_interval", "smsp__pcsamp_interval_cycles", "smsp__pcsamp_buffer_size_bytes",
+                    "smsp__pcsamp_aggregated_passes"}
+
+
+def test_sampler_settings_are_not_compared_as_counters(foreign_dir, diff):
+    """The warp-state sampler's interval, buffer size and pass count are settings of the
+    measurement (ncu's --sampling-interval, --sampling-buffer-size, --sampling-max-passes), not
+    measurements of the kernel, yet they were compared as counters: against iamcoleman's report
+    of the same program without them (3d528bfb), those of 452bfd7f (interval 6, 2048 cycles)
+    were flagged as one-sided rows, and both-sided they were `unchanged`, `within noise` or
+    `changed` counter rows. They get the status `setting`, never flagged; the samples
+    themselves stay counters."""
+    from analysis.compare.diff import status_counts
+    from analysis.reports.ncu import load_report
+
+    old, new = (load_report(foreign_dir / f"iamcoleman__monte-carlo-pi__profile__{h}.ncu-rep.xz")
+                for h in ("3d528bfb", "452bfd7f"))
+    assert not SAMPLER_SETTINGS & set(old["metric"]) and SAMPLER_SETTINGS <= set(new["metric"])
+    d = compare_sets(old, new)
+    settings = d[d["metric"].isin(SAMPLER_SETTINGS)]
+    assert set(settings["status"]) == {"only in candidate"} and len(settings) == 2 * len(SAMPLER_SETTINGS)
+    assert not settings["flagged"].any()  # all 8 were flagged
+    samples = d[d["metric"].str.startswith("smsp__pcsamp_warps_issue_stalled_")]
+    assert len(samples) and (samples["status"] == "only in candidate").all() and samples["flagged"].all()
+    # both sides hold them: armleth's first two T4 reports of matrix_addition2D
+    a, b = (load_report(foreign_dir / f"armleth__cuda-mlp-inference__{s}.ncu-rep.xz")
+            for s in ("report__b4d31e9a", "report_v2__e4819d2a"))
+    d = compare_sets(a, b)
+    settings = d[d["metric"].isin(SAMPLER_SETTINGS)]
+    assert len(settings) == len(SAMPLER_SETTINGS) and set(settings["status"]) == {"setting"}
+    assert not settings["flagged"].any() and settings["value_baseline"].notna().all()
+    assert set(d.loc[d["status"] == "setting", "metric"]) == SAMPLER_SETTINGS
+    measured = d[d["metric"].str.startswith("smsp__pcsamp") & ~d["metric"].isin(SAMPLER_SETTINGS)]
+    assert {"smsp__pcsamp_sample_count", "smsp__pcsamp_dropped_bytes"} <= set(measured["metric"])
+    assert measured["status"].isin(["changed", "within noise", "unchanged"]).all()
+    assert _first(measured, "smsp__pcsamp_sample_count")["flagged"]  # 1143 samples against 1442
+    # the committed H200 sets: 2048-cycle sampling on both sides, shown as settings and counted apart
+    h200 = diff[diff["metric"].isin(SAMPLER_SETTINGS)]
+    assert not h200["flagged"].any()
+    h200 = h200[h200["report_baseline"].notna() & h200["report_candidate"].notna()]  # matched launches
+    assert set(h200["status"]) == {"setting"}
+    assert set(h200.loc[h200["metric"] == "smsp__pcsamp_interval_cycles", "value_baseline"]) == {2048}
+    counts = status_counts(diff).set_index("status")
+    assert counts.loc["setting", "rows"] == len(h200) > 0 and counts.loc["setting", "flagged"] == 0
+    from analysis.compare.diff import SETTING_METRICS, is_setting
+
+    assert SETTING_METRICS == SAMPLER_SETTINGS and not is_setting("smsp__pcsamp_sample_count")
+
+
+def _first(rows, metric):
+    return rows[rows["metric"] == metric].iloc[0]
+
+
 def test_noise_is_not_flagged(set_a, set_b):
     """A set against itself flags nothing; nor does the 13.5 set (median of its two repeats)
     against its own second repeat alone: every change lies inside the measured spread."""
     same = compare_sets(set_a, set_a)
     assert not same["flagged"].any() and same["status"].isin(["unchanged", "no value in either", "identifier",
-                                                             "device"]).all()
+                                                             "device", "setting"]).all()
     second = set_b[set_b["repeat"] == 1].assign(repeat=0)
     d = compare_sets(set_b, second)
     dur = d[d["metric"] == "gpu__time_duration.sum"]

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.compare.diff import compare_metric_tables, is_device_attribute, is_identifier
+from analysis.compare.diff import compare_metric_tables, is_device_attribute, is_identifier, is_setting
 from analysis.compare.explain import write_comparison_explanations
 from analysis.errors import AnalysisError
 from analysis.reports.noise import duration_interval, model_n, noise_model, read_noise_model
@@ -392,7 +392,8 @@ def test_a_comparison_without_repeats_takes_the_noise_model(knobs, model):
     assert set(diff["noise_source"]) == {"the model", "none: default_rel"}
     modelled = diff[diff["noise_source"] == "the model"]
     expected = modelled["metric"].map(lambda m: "identifier" if is_identifier(m) else
-                                      "device" if is_device_attribute(m) else "unchanged")
+                                      "device" if is_device_attribute(m) else
+                                      "setting" if is_setting(m) else "unchanged")
     assert (modelled["status"] == expected).all()
     assert modelled["noise_rel"].notna().all()
     assert len(modelled) > 0.9 * len(diff)

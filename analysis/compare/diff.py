@@ -46,7 +46,7 @@ from analysis.versions import version_numbers
 #: Statuses of a comparison row, in the order the summary counts them.
 STATUSES = ["changed", "within noise", "unchanged", "unit changed", "no value in baseline",
             "no value in candidate", "no value in either", "only in baseline", "only in candidate", "identifier",
-            "device"]
+            "device", "setting"]
 
 #: Metrics whose values name where or when a launch ran, not what it did: the kernel's code
 #: address, the context, stream and device it ran on, the GPU's PCI location, and the profiler's
@@ -99,6 +99,32 @@ def device_attributes(table: pd.DataFrame) -> dict[str, str]:
     for metric, values in dev.groupby("metric", sort=True)["value"]:
         out[str(metric)] = ", ".join(f"{v:.0f}" if float(v).is_integer() else f"{v:g}" for v in sorted(set(values)))
     return out
+
+
+#: Metrics that give a setting of the measurement, not a measurement of the launch: the warp
+#: state sampler's interval (``smsp__pcsamp_interval``, the value v of ncu's
+#: ``--sampling-interval``, a sample every 2^(5 + v) cycles, and ``smsp__pcsamp_interval_cycles``,
+#: those cycles), the size of its sample buffer (``smsp__pcsamp_buffer_size_bytes``, ncu's
+#: ``--sampling-buffer-size``, 32 MiB by default) and the number of replay passes its samples were
+#: gathered over (``smsp__pcsamp_aggregated_passes``, at most ncu's ``--sampling-max-passes``);
+#: Nsight Compute CLI documentation, "Profile" options. ``--sampling-interval auto`` (the default)
+#: lets ncu choose the interval per run: the committed H200 reports hold 6 (2048 cycles), most of
+#: other people's 5 (1024), iamcoleman's RTX 3080 report 6. A comparison gives them the status
+#: ``setting`` and never flags them (:func:`is_setting`). What the sampler measured stays a counter:
+#: ``smsp__pcsamp_sample_count``, the samples per stall reason
+#: (``smsp__pcsamp_warps_issue_stalled_*``), and ``smsp__pcsamp_dropped_bytes`` (samples lost to a
+#: full buffer: a side that lost some has fewer samples to compare). The profiler's own
+#: configuration (``profiler__replayer_passes``, ``profiler__pmsampler_interval_time`` ...) never
+#: reaches a comparison: :data:`SESSION_PREFIXES` leaves every ``profiler__*`` metric out of the
+#: per-metric table.
+SETTING_METRICS = frozenset({"smsp__pcsamp_interval", "smsp__pcsamp_interval_cycles", "smsp__pcsamp_buffer_size_bytes",
+                             "smsp__pcsamp_aggregated_passes"})
+
+
+def is_setting(metric: str) -> bool:
+    """Whether ``metric`` is a setting of the measurement rather than a measurement of the
+    launch: one of :data:`SETTING_METRICS`."""
+    return metric in SETTING_METRICS
 
 
 from analysis.compare.figures import HEADLINE, headline_figure  # noqa: E402,F401 (drawn there, named here too)
@@ -282,12 +308,13 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
         the units do not convert), noise_rel, noise_source (``repeats``, ``{model_name}``
         for the noise model ``model`` (:func:`analysis.reports.noise.noise_model`), or
         ``none: default_rel``), threshold_rel, status (one of
-        :data:`STATUSES`; ``identifier`` for the :func:`is_identifier` metrics and ``device``
-        for the :func:`is_device_attribute` metrics both launches hold, whatever their values)
-        and flagged. flagged is True for ``changed``, ``unit changed``,
-        ``no value in baseline``, ``no value in candidate`` and the one-sided rows of
-        kernels and N present in both sets (a metric one launch lacks, or a launch that
-        could not be matched).
+        :data:`STATUSES`; ``identifier`` for the :func:`is_identifier` metrics, ``device``
+        for the :func:`is_device_attribute` metrics and ``setting`` for the :func:`is_setting`
+        metrics both launches hold, whatever their values) and flagged. flagged is True for
+        ``changed``, ``unit changed``, ``no value in baseline``, ``no value in candidate`` and
+        the one-sided rows of kernels and N present in both sets (a metric one launch lacks,
+        or a launch that could not be matched), save those of identifier, device and setting
+        metrics.
     """
     b = _with_identity(b) if "source" not in b else b
     c = _with_identity(c) if "source" not in c else c
@@ -352,16 +379,19 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     names = m["metric"].unique()  # each name looked at once
     ident_rows = m["metric"].isin([x for x in names if is_identifier(x)])
     device_rows = m["metric"].isin([x for x in names if is_device_attribute(x)])
-    conditions = [ident_rows & both, device_rows & both, m["_merge"] == "left_only", m["_merge"] == "right_only",
-                  both & ~has_b & ~has_c, both & ~has_b, both & ~has_c, unit_changed, beyond,
-                  comparable & (m["rel_change"] != 0), comparable]
-    choices = ["identifier", "device", "only in baseline", "only in candidate", "no value in either",
+    setting_rows = m["metric"].isin([x for x in names if is_setting(x)])
+    conditions = [ident_rows & both, device_rows & both, setting_rows & both, m["_merge"] == "left_only",
+                  m["_merge"] == "right_only", both & ~has_b & ~has_c, both & ~has_b, both & ~has_c, unit_changed,
+                  beyond, comparable & (m["rel_change"] != 0), comparable]
+    choices = ["identifier", "device", "setting", "only in baseline", "only in candidate", "no value in either",
                "no value in baseline", "no value in candidate", "unit changed", "changed", "within noise", "unchanged"]
     m["status"] = np.select(conditions, choices, default="")
     # a one-sided row is flagged where the other set has the kernel at that N, unless it is an
-    # identifier or describes the device: those are never flagged, on one side or both
+    # identifier, describes the device or is a setting of the measurement: those are never
+    # flagged, on one side or both
     m["flagged"] = (m["status"].isin(["changed", "unit changed", "no value in baseline", "no value in candidate"])
-                    | (m["status"].str.startswith("only in") & in_shared & ~ident_rows & ~device_rows))
+                    | (m["status"].str.startswith("only in") & in_shared & ~ident_rows & ~device_rows
+                       & ~setting_rows))
     cols = KEYS + ["demangled", "report_baseline", "report_candidate", "match", "value_baseline", "value_candidate",
                    "unit_baseline", "unit_candidate", "unit_factor", "abs_change", "rel_change", "noise_rel",
                    "noise_source", "threshold_rel", "repeats_baseline", "repeats_candidate", "renamed_from_baseline",
