@@ -97,6 +97,65 @@ def _named(config: dict, keys: tuple[str, ...] = NAME_KEYS) -> list[tuple[str, o
         [("profile_sets", v) for v in sets] if isinstance(sets, list) else [])
 
 
+#: The workflow config's JSON schema, from the project's root (workflow/rules/common.smk validates
+#: the config with it through Snakemake's ``validate``).
+CONFIG_SCHEMA = "workflow/schemas/config.schema.yaml"
+
+
+def _config_place(path) -> str:
+    """A place in the config as the messages write it: ``kernels.int8_wmma.tiling.stages``,
+    ``sizes[0]``; empty for the config as a whole."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def config_schema_error(exc: BaseException, schema_file: str = CONFIG_SCHEMA) -> str | None:
+    """The one-line message for a config the JSON schema refused, or None where ``exc`` (what
+    Snakemake's ``validate`` raised: a ``WorkflowError`` whose context is jsonschema's
+    ``ValidationError``) holds no such error.
+
+    The message names the config key (its place, ``compare.min_rel``, ``sizes[0]``), gives
+    jsonschema's own one-line message (the value and what it breaks: ``'bad name' does not
+    match '^[A-Za-z0-9._-]*$'``), the rule's place in ``schema_file`` and the key's
+    description there. A key the schema does not know is named with the keys of that level
+    whose names are close to it. Left out: the sub-schema (for an unknown key, the whole
+    schema) and the instance that ``str()`` of a ``ValidationError`` appends, which is what
+    Snakemake prints.
+    """
+    import difflib
+
+    import jsonschema
+
+    seen, error = exc, None
+    while seen is not None and error is None:
+        if isinstance(seen, jsonschema.ValidationError):
+            error = seen
+        seen = seen.__cause__ or seen.__context__
+    if error is None:
+        return None
+    place = _config_place(error.absolute_path)
+    rule = ".".join(map(str, error.absolute_schema_path))
+    where = f"rule {rule} of {schema_file}"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = sorted(error.schema.get("properties") or {})
+        extra = [k for k in error.instance if k not in known]
+        parts = []
+        for key in extra:
+            close = difflib.get_close_matches(str(key), known, n=3)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            parts.append(f"config {place + '.' if place else ''}{key}: not a key the schema allows ({where}){hint}")
+        if parts:
+            return "; ".join(parts)
+    message = error.message if len(error.message) <= 300 else error.message[:297] + "..."
+    if "propertyNames" in error.absolute_schema_path:
+        return f"config {place}: a key {message} ({where})"
+    about = error.schema.get("description") if isinstance(error.schema, dict) else None
+    described = f"; {place or 'config'}: {' '.join(str(about).split())}" if about else ""
+    return f"config{' ' + place if place else ''}: {message} ({where}{described})"
+
+
 _NUMBER_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 #: Text YAML would read as null or a boolean (its core schema's words), as --config keeps it
 _YAML_WORD_TEXT = re.compile(r"~|null|Null|NULL|true|True|TRUE|false|False|FALSE")

@@ -309,11 +309,53 @@ def test_numbers_given_inside_a_config_mapping_say_to_use_a_configfile(tmp_path)
     root = _bare_workflow(tmp_path)
     proc = snakemake(root, "-n", "--config", "gpu=off", "sizes=[512, 1024]")
     out = proc.stdout + proc.stderr
-    assert proc.returncode != 0 and "ValidationError: '512' is not of type 'integer'" in out, out[-1500:]
+    assert proc.returncode != 0 and "config sizes[0]: '512' is not of type 'integer'" in out, out[-1500:]
     assert "sizes[0]='512', sizes[1]='1024'" in out and "give such values in a --configfile" in out
     proc = snakemake(root, "-n", "--config", "gpu=bogus")
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "'bogus'" in out and "--configfile" not in out, out[-1500:]
+
+
+def test_a_value_the_schema_refuses_is_named_in_one_line_without_the_schema(tmp_path):
+    """A bad set suffix, an unknown (mistyped) key or a negative threshold: Snakemake's
+    validate printed jsonschema's first line, then the sub-schema the value broke (for an
+    unknown key the whole config schema, about 300 lines) and the instance. The refusal is one
+    line naming the key, the value and the schema rule, with the key's description there."""
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+    import yaml
+
+    from analysis.workflow import CONFIG_SCHEMA, config_schema_error
+
+    root = _bare_workflow(tmp_path)
+    (root / "negative.yaml").write_text("compare:\n  min_rel: -1\n")
+    cases = [
+        (["--config", "gpu=off", "set_suffix=bad name"],
+         "config set_suffix: 'bad name' does not match '^[A-Za-z0-9._-]*$' (rule properties.set_suffix.pattern of "
+         "workflow/schemas/config.schema.yaml; set_suffix: Appended to the GPU's profile-set name (e.g. _nvcc13.5).)"),
+        (["--config", "gpu=off", "set_sufix=_x"],
+         "config set_sufix: not a key the schema allows (rule additionalProperties of "
+         "workflow/schemas/config.schema.yaml); did you mean set_suffix?"),
+        (["--configfile", "negative.yaml", "--config", "gpu=off"],
+         "config compare.min_rel: -1 is less than the minimum of 0 (rule properties.compare.properties.min_rel.minimum"),
+        (["--config", "gpu=maybe"], "config gpu: 'maybe' is not one of ['auto', 'off'] (rule properties.gpu.enum"),
+    ]
+    for args, message in cases:
+        proc = snakemake(root, "-n", *args)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and message in out, (args, out[-2000:])
+        assert "Failed validating" not in out and "On instance" not in out and "$schema" not in out, out[-2000:]
+        assert len(out.splitlines()) < 8, out
+    # the message itself, from what Snakemake's validate raises
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["kernels"]["int8_wmma"]["tiling"] = {"stages": 1}
+    with pytest.raises(WorkflowError) as refused:
+        validate(config, str(REPO / CONFIG_SCHEMA))
+    assert config_schema_error(refused.value) == (
+        "config kernels.int8_wmma.tiling.stages: 1 is less than the minimum of 2 (rule properties.kernels."
+        "additionalProperties.properties.tiling.properties.stages.minimum of workflow/schemas/config.schema.yaml; "
+        "kernels.int8_wmma.tiling.stages: cp.async pipeline stages.)")
+    assert config_schema_error(WorkflowError("another failure")) is None
 
 
 def test_a_report_name_with_a_non_ascii_letter_is_skipped_and_told_so(tmp_path):

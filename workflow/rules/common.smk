@@ -16,7 +16,8 @@ from analysis.reports.importing import check_import_target, check_sources, impor
 from analysis.names import ReportName
 from analysis.precision import LIBRARY_NAMES
 from analysis.tools import find_tool
-from analysis.workflow import (build_tools, check_config, check_names_are_text, committed_sets, kernel_options,
+from analysis.workflow import (CONFIG_SCHEMA, build_tools, check_config, check_names_are_text, committed_sets,
+                               config_schema_error, kernel_options,
                                kernel_target, local_gpu, numbers_read_as_text, parse_readers, profile_sizes,
                                SetIdentity,
                                comparison_pairs, set_reports, skipped_for_arch, tiling_from_config, unpaired_sets)
@@ -26,11 +27,14 @@ check_names_are_text(config)  # before the schema, whose message would not say w
 try:
     validate(config, schema="../schemas/config.schema.yaml")
 except WorkflowError as exc:
+    # one line naming the key, the value and the rule, not the schema dump jsonschema appends
+    _why = config_schema_error(exc, CONFIG_SCHEMA)
+    if _why is None:
+        raise
     _texts = numbers_read_as_text(config)
     if not _texts:
-        raise
-    _why = next((line for line in str(exc).splitlines() if line.startswith("ValidationError")), str(exc))
-    raise ConfigError(f"config: the schema refused it ({_why}), and these values are text that "
+        raise ConfigError(_why) from None
+    raise ConfigError(f"{_why}; these values are text that "
                       f"spells a number, null, true or false: {', '.join(_texts[:6])}{' ...' if len(_texts) > 6 else ''}. Snakemake's "
                       "--config reads the values inside a list or mapping as text: give such values in a "
                       "--configfile; in a --configfile, write them without quotes") from None
