@@ -486,11 +486,14 @@ class SetIdentity:
             ``{kernel}_n{N}``, its kernel: the reader checks that every launch is of it).
         ncu_version: the set's Nsight Compute version (e.g. ``2025.3.1.0``), None if unknown.
         driver: the set's driver version (e.g. ``580.159.04``), None if unknown.
+        gpu: the set's GPU as metadata.json or the reports name it (e.g. ``NVIDIA H200``),
+            None if unknown.
     """
 
     kernels: frozenset[str]
     ncu_version: str | None = None
     driver: str | None = None
+    gpu: str | None = None
 
 
 def version_key(version: str | None) -> tuple:
@@ -509,7 +512,9 @@ def comparison_pairs(sets: dict[str, SetIdentity], baseline: str | None) -> list
     ``baseline`` set is compared against it. A set that shares none with it is compared
     against the oldest set among those it shares kernels with (itself included): the
     lowest Nsight Compute version, then driver version (:func:`version_key`; unknown
-    versions last), then name. The oldest set of such a group is the others' baseline and
+    versions last), then a set of the candidate's own GPU before one of another (a set's
+    counters move with the GPU, so a baseline of another GPU only where the versions call for
+    it), then name. The oldest set of such a group is the others' baseline and
     no candidate itself. A set sharing no kernel with any other is in no pair
     (:func:`unpaired_sets` names it).
 
@@ -528,7 +533,8 @@ def comparison_pairs(sets: dict[str, SetIdentity], baseline: str | None) -> list
             pairs.append((base, name))
             continue
         peers = [s for s in sets if s == name or (s != base and kernels & sets[s].kernels)]
-        oldest = min(peers, key=lambda s: (version_key(sets[s].ncu_version), version_key(sets[s].driver), s))
+        oldest = min(peers, key=lambda s: (version_key(sets[s].ncu_version), version_key(sets[s].driver),
+                                           sets[s].gpu != sets[name].gpu, s))
         if oldest != name:
             pairs.append((oldest, name))
     return pairs

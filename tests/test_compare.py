@@ -321,7 +321,7 @@ def _committed_identities(repo) -> dict:
 
             kernels = frozenset(k for p in reports for k in load_report(p)["kernel"].unique())
             meta = report_metadata(reports[0])
-        out[d.name] = SetIdentity(kernels, meta.get("ncu_version"), meta.get("driver"))
+        out[d.name] = SetIdentity(kernels, meta.get("ncu_version"), meta.get("driver"), meta.get("gpu"))
     return out
 
 
@@ -337,13 +337,38 @@ def test_each_committed_set_is_compared_with_the_configured_baseline_only(repo):
     pairs = comparison_pairs(sets, base)
     sharing = [s for s in sorted(sets) if s != base and sets[s].kernels & sets[base].kernels]
     assert [p for p in pairs if p[0] == base] == [(base, s) for s in sharing] and len(sharing) >= 5
-    # a set sharing no kernel with the baseline (the wgmma kernels) is compared with the
-    # oldest set it shares kernels with: all are ncu 2025.3.1 on one driver, so by name
+    # a set sharing no kernel with the baseline (the wgmma kernels; the imported A100 and A10G
+    # sets) is compared with the oldest set it shares kernels with: the lowest ncu, then driver
+    # version, then one of its own GPU, then by name
+    from analysis.workflow import version_key
+
     others = sorted(set(sets) - {base} - set(sharing))
     for s in others:
-        peers = sorted(t for t in sets if t != base and sets[s].kernels & sets[t].kernels)
-        assert [p for p in pairs if p[1] == s] == ([(peers[0], s)] if peers[0] != s else [])
+        peers = sorted((version_key(sets[t].ncu_version), version_key(sets[t].driver), sets[t].gpu != sets[s].gpu, t)
+                       for t in sets if t != base and sets[s].kernels & sets[t].kernels)
+        assert [p for p in pairs if p[1] == s] == ([(peers[0][-1], s)] if peers[0][-1] != s else [])
     assert len(pairs) < len(sets) and len({c for _, c in pairs}) == len(pairs)
+
+
+def test_a_baseline_of_the_candidate_s_own_gpu_comes_before_one_of_another(repo):
+    """The H100 registry set sorts before every H200 set by name and shares the wgmma kernels
+    with the H200 _wgmma set, on the same ncu and driver: the _wgmma set (sharing no kernel with
+    the default baseline) is still compared with an H200 set; with the GPUs unknown, by name."""
+    import dataclasses
+
+    from analysis.workflow import comparison_pairs
+
+    sets = _committed_identities(repo)
+    h100, wgmma = "h100-80gb-hbm3_580.159.04_ncu2025.3.1_registry", "h200_580.159.04_ncu2025.3.1_wgmma"
+    assert sets[h100].gpu == "NVIDIA H100 80GB HBM3" and sets[wgmma].gpu == "NVIDIA H200"
+    assert sets[h100].kernels & sets[wgmma].kernels and all(h100 < t for t in sets if t.startswith("h200"))
+    base = "h200_580.159.04_ncu2025.3.1"
+    (baseline,) = [b for b, c in comparison_pairs(sets, base) if c == wgmma]
+    assert baseline != h100 and sets[baseline].gpu == "NVIDIA H200"
+    # the H100 set itself shares the study's kernels with the default baseline: compared with it
+    assert (base, h100) in comparison_pairs(sets, base)
+    unknown = {k: dataclasses.replace(v, gpu=None) for k, v in sets.items()}
+    assert [b for b, c in comparison_pairs(unknown, base) if c == wgmma] == [h100]
 
 
 def test_sets_without_the_baseline_are_compared_against_the_oldest_version(foreign_index, repo):

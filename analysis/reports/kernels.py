@@ -43,8 +43,8 @@ def set_kernels(reports: list[Path], cache: Path) -> dict:
 
     Returns:
         dict with ``kernels`` (sorted list of ncu's function names over every launch),
-        ``ncu_version`` and ``driver`` (the one value the reports give, or None where they
-        give none or several).
+        ``ncu_version``, ``driver`` and ``gpu`` (the one value the reports give, or None where
+        they give none or several).
 
     Raises:
         ReportError: a report cannot be read, or a launch has no function name (naming the
@@ -61,12 +61,12 @@ def set_kernels(reports: list[Path], cache: Path) -> dict:
         key = path.name
         hit = old.get(key)
         if (isinstance(hit, dict) and hit.get("stamp") == _stamp(path) and isinstance(hit.get("kernels"), list)
-                and all(isinstance(k, str) and k for k in hit["kernels"])):
+                and all(isinstance(k, str) and k for k in hit["kernels"]) and "gpu" in hit):
             entries[key] = hit
             continue
         meta = report_metadata(path)
         entries[key] = {"stamp": _stamp(path), "kernels": sorted(set(_function_names(path))),
-                        "ncu_version": meta.get("ncu_version"), "driver": meta.get("driver")}
+                        "ncu_version": meta.get("ncu_version"), "driver": meta.get("driver"), "gpu": meta.get("gpu")}
     if entries != old:
         cache.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(cache) as tmp:
@@ -77,4 +77,4 @@ def set_kernels(reports: list[Path], cache: Path) -> dict:
         return vals.pop() if len(vals) == 1 else None
 
     kernels = sorted({k for e in entries.values() for k in e["kernels"]})
-    return {"kernels": kernels, "ncu_version": one("ncu_version"), "driver": one("driver")}
+    return {"kernels": kernels, "ncu_version": one("ncu_version"), "driver": one("driver"), "gpu": one("gpu")}

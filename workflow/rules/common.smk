@@ -349,7 +349,8 @@ def set_identity(set_name):
 
         meta = metadata_of(set_name)
         meta = read_metadata(meta[0]) if meta and Path(meta[0]).exists() else {}
-        return SetIdentity(frozenset(n.kernel for n in names), meta.get("ncu_version"), meta.get("driver"))
+        return SetIdentity(frozenset(n.kernel for n in names), meta.get("ncu_version"), meta.get("driver"),
+                           meta.get("gpu"))
     from analysis.reports.kernels import set_kernels
 
     try:
@@ -358,7 +359,7 @@ def set_identity(set_name):
     except ReportError as exc:  # the set's parse job will fail naming it; pair what can be read
         _warn_once(f"{exc}: its kernels are unknown, so set {set_name} is in no automatic comparison")
         return SetIdentity(frozenset())
-    return SetIdentity(frozenset(got["kernels"]), got["ncu_version"], got["driver"])
+    return SetIdentity(frozenset(got["kernels"]), got["ncu_version"], got["driver"], got["gpu"])
 
 
 def not_found(set_name):
