@@ -17,12 +17,14 @@ A10G = "AveryClapp__ESMM-Research__profile__fcf10798"
 def test_kernels_and_versions_of_a_set(foreign_dir, foreign_index, tmp_path):
     cache = tmp_path / "k.json"
     one = kernels.set_kernels([foreign_dir / f"{A100}.ncu-rep.xz"], cache)
-    assert one == {"kernels": ["ampere_sgemm_128x64_nn"], "ncu_version": "2021.2.2.0", "driver": "470.57.02"}
+    assert one == {"kernels": ["ampere_sgemm_128x64_nn"], "ncu_version": "2021.2.2.0", "driver": "470.57.02",
+                   "gpu": "NVIDIA A100-PCIE-40GB"}
     both = kernels.set_kernels([foreign_dir / f"{A100}.ncu-rep.xz", foreign_dir / f"{A10G}.ncu-rep.xz"], cache)
     row = foreign_index.set_index("file").loc[f"{A10G}.ncu-rep.xz"]
     assert "ampere_sgemm_128x64_nn" in both["kernels"] and "basic" in both["kernels"]
     assert len(both["kernels"]) == int(row["kernels"])  # the A10G report's kernels, the sgemm among them
     assert both["ncu_version"] is None and both["driver"] is None  # two versions: no single one
+    assert both["gpu"] is None  # an A100 and an A10G: no single GPU
 
 
 def test_an_unchanged_report_is_not_opened_again(foreign_dir, tmp_path, monkeypatch):

@@ -330,7 +330,7 @@ def test_int4_against_int8_and_the_study_s4_kernels(registry, static):
     best8 = t[[k for k in t.index if registry[k]["precision"] == "int8"]].idxmax()
     assert (best4, best8) == ("int4_wgmma_unpack_s8", "int8_wgmma")
     vs8, vs_k64, vs_k32 = (t[best4] / t[best8], t[best4] / t["int4_ptx_mma_k64"], t[best4] / t["int4_ptx_mma_k32"])
-    assert f"{best4} / {best8} {vs8:.2f}x" in row["measured"]
+    assert f"{best4} / {best8} {vs8:.3f}x" in row["measured"]
     assert f"/ int4_ptx_mma_k64 {vs_k64:.1f}x" in row["measured"] and f"/ int4_ptx_mma_k32 {vs_k32:.1f}x" in row["measured"]
     assert row["holds"] == (vs8 >= study.INT4_VS_INT8_TARGET == 0.90 and vs_k64 >= 10 and vs_k32 >= 10)
     without_int8 = summ[summ["precision"] != "int8"]
