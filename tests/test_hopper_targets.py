@@ -100,10 +100,15 @@ def _ratio(p: pd.DataFrame) -> float:
     return math.sqrt(parts[0] * parts[1])
 
 
+def _smallest_pair(g: pd.DataFrame) -> tuple[float, str]:
+    """One kernel's pairs at one N: its smallest paired ratio over its references, and that reference."""
+    return min((_ratio(g[g["library"] == lib]), lib) for lib in set(g["library"]))
+
+
 def _worst_fp16_pairs(paired: pd.DataFrame) -> dict[str, float]:
     """Each FP16 wgmma kernel's smallest paired ratio at N = 8192 over its references."""
     at = paired[(paired["n"] == 8192) & paired["kernel"].isin(FP16_WGMMA)]
-    return {k: min(_ratio(g[g["library"] == lib]) for lib in set(g["library"])) for k, g in at.groupby("kernel")}
+    return {k: _smallest_pair(g)[0] for k, g in at.groupby("kernel")}
 
 
 def test_the_fp16_wgmma_target_is_judged_on_the_pairs(set_claims, profiles):
@@ -242,8 +247,7 @@ def test_the_fp16_claim_names_a_reference_that_writes_c_in_another_dtype(set_cla
     judged = _judged_fp16_kernel(paired)
     # the reference of its smallest ratio, the one the claim names (cuBLAS writing FP16 C in the
     # H200 set, cuBLAS writing FP32 C in the H100 set)
-    at = paired[(paired["n"] == 8192) & (paired["kernel"] == judged)]
-    lib = min(set(at["library"]), key=lambda r: _ratio(at[at["library"] == r]))
+    _, lib = _smallest_pair(paired[(paired["n"] == 8192) & (paired["kernel"] == judged)])
     own = _output_note(refs, lib, 8192, kernel_c_dtype(REGISTRY[judged]), judged)
     writes = {"cublas_fp16": np.dtype(np.float16), "cublas_fp16_f32out": np.dtype(np.float32)}[lib]
     assert (own == "") == (kernel_c_dtype(REGISTRY[judged]) == writes)

@@ -390,8 +390,7 @@ def compare_metric_tables(b: pd.DataFrame, c: pd.DataFrame, thresholds: Threshol
     # identifier, describes the device or is a setting of the measurement: those are never
     # flagged, on one side or both
     m["flagged"] = (m["status"].isin(["changed", "unit changed", "no value in baseline", "no value in candidate"])
-                    | (m["status"].str.startswith("only in") & in_shared & ~ident_rows & ~device_rows
-                       & ~setting_rows))
+                    | (m["status"].str.startswith("only in") & in_shared & ~(ident_rows | device_rows | setting_rows)))
     cols = KEYS + ["demangled", "report_baseline", "report_candidate", "match", "value_baseline", "value_candidate",
                    "unit_baseline", "unit_candidate", "unit_factor", "abs_change", "rel_change", "noise_rel",
                    "noise_source", "threshold_rel", "repeats_baseline", "repeats_candidate", "renamed_from_baseline",
