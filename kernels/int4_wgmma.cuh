@@ -129,6 +129,14 @@
 // kernels. They tell whether the tiles' addresses themselves matter, not only where the tiles
 // of one stage lie relative to each other. Measured on an H100 at N = 8192: every such build
 // within 0.5 % of its base, so what matters is which tiles share a slot (docs/perf-notes.md).
+// B_GLOBAL=D > 0: the producer reads its packed B chunks from global memory into registers, D K
+// tiles ahead of the tile it unpacks (a ring of D x 4 chunks a thread, ld.global.nc), instead of
+// TMA into shared memory and LDS: the copy engine brings packed A only, and each K tile takes 16
+// KiB less shared-memory traffic (8 KiB of TMA writes, 8 KiB of loads), whose latency sat on the
+// producer's path while the wgmma read B. 0: the registered kernels.
+#ifndef B_GLOBAL
+#define B_GLOBAL 0
+#endif
 #ifndef LAYOUT_PAD
 #define LAYOUT_PAD 0
 #endif
@@ -177,9 +185,12 @@ constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kProducerThreads;  // pa
 // thread holds 8 packed chunks (BLOCK_N 256), 128 x 56 + 256 x 224 (64512) where it holds 4
 // (BLOCK_N 128) and a consumer twice as many A registers, and 256 x 40 + 256 x 216 (65536, all
 // of them: 512 threads of 128 at entry) where two producer warpgroups hold 2 each.
+// With B_GLOBAL the producer's ring of packed B takes 16 registers a K tile: 128 x 80 + 256 x 208 (2
+// tiles ahead), 128 x 96 + 256 x 200 (3 tiles ahead).
 constexpr int kProducerGroups = PRODUCER_WARPS / 4;
-constexpr int kProducerRegs = kItems == 8 ? 88 : kItems == 4 ? 56 : 40;
-constexpr int kConsumerRegs = kItems == 8 ? 208 : kItems == 4 ? 224 : 216;
+constexpr int kBGlobal = B_GLOBAL;
+constexpr int kProducerRegs = kBGlobal == 3 ? 96 : kBGlobal ? 80 : kItems == 8 ? 88 : kItems == 4 ? 56 : 40;
+constexpr int kConsumerRegs = kBGlobal == 3 ? 200 : kBGlobal ? 208 : kItems == 8 ? 208 : kItems == 4 ? 224 : 216;
 
 static_assert(kPackedRowBytes == 64, "packed rows of 64 bytes (the 64-byte swizzle) unpack to one 128-byte row");
 static_assert((PRODUCER_WARPS == 4 || PRODUCER_WARPS == 8) && WARPS_N == 1 && kConsumerWarps % 4 == 0 && kRowsPerConsumer % 64 == 0,
@@ -203,6 +214,9 @@ static_assert((LAYOUT_PAD == 0 || !kSplitRings) && LAYOUT_PAD % kAlign == 0 && L
                   LAYOUT_PAD >= 0 && LAYOUT_OFFSET >= 0 && (!LAYOUT_EPI_FIRST || kEpiSlots > 0),
               "LAYOUT_PAD (the interleaved layout only) and LAYOUT_OFFSET: multiples of 1024 bytes; "
               "LAYOUT_EPI_FIRST: with EPI_TMA");
+static_assert(kBGlobal == 0 || (kBGlobal >= 1 && kBGlobal <= 3 && kGroup == 1 && !kSplitRings && !UNPACK_LOAD_FIRST &&
+                                PRODUCER_WARPS == 4),
+              "B_GLOBAL (1 .. 3 K tiles ahead): one K tile at a time, the interleaved layout, one producer warpgroup");
 
 // A ring position counted along: stage and phase of the next K tile, without a division.
 template <int kDepth>
@@ -314,7 +328,8 @@ __device__ hopper::TensorMap wgmma_tma_c;
 namespace i4wg {
 
 // C (INT32, M x N row-major) = A B for packed INT4 A (M rows of K / 2 bytes) and B (N rows).
-__device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
+// B_ (the packed B in global memory) is read only with B_GLOBAL; the registered kernels pass it unused.
+__device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unused]] const void* B_ = nullptr) {
   extern __shared__ uint8_t smem_raw[];
   __shared__ alignas(8) uint64_t packed_full[kPackedStages], packed_empty[kPackedStages], b_full[kStages], b_empty[kStages];
   uint8_t* smem = reinterpret_cast<uint8_t*>(
@@ -343,7 +358,8 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
     for (int s = 0; s < (kPackedStages > kStages ? kPackedStages : kStages); ++s) {  // both rings' barriers
       if (s < kPackedStages) {
         hopper::mbarrier_init(&packed_full[s], 1);
-        hopper::mbarrier_init(&packed_empty[s], PRODUCER_WARPS + kConsumerWarps);
+        // with B_GLOBAL the packed stage holds A only, which the consumers alone read
+        hopper::mbarrier_init(&packed_empty[s], (kBGlobal ? 0 : PRODUCER_WARPS) + kConsumerWarps);
       }
       if (s < kStages) {
         hopper::mbarrier_init(&b_full[s], PRODUCER_WARPS);
@@ -383,11 +399,12 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
         }
       }
       hopper::mbarrier_wait(&packed_empty[s], empty_parity);
-      hopper::mbarrier_arrive_expect_tx(&packed_full[s], kPackedA + kPackedB);
+      hopper::mbarrier_arrive_expect_tx(&packed_full[s], kBGlobal ? kPackedA : kPackedA + kPackedB);
       uint8_t* dst_a = kSplitRings ? smem + kStagesOffset + kStages * kS8B + s * kPackedStageBytes
                                    : smem + kStagesOffset + s * kSlotStride + (LAYOUT_B8_LAST ? 0 : kS8B);
       hopper::tma_load_2d(dst_a, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM, &packed_full[s]);
-      hopper::tma_load_2d(dst_a + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes, blk.n * kBlockN, &packed_full[s]);
+      if constexpr (!kBGlobal)
+        hopper::tma_load_2d(dst_a + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes, blk.n * kBlockN, &packed_full[s]);
       ++next;
     };
     if (threadIdx.x == 0)
@@ -400,12 +417,50 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K) {
       if (lane == 0) {
         for (int g = g0; g <= g1; ++g) {
           hopper::mbarrier_arrive(&b_full[(it + g) % kStages]);
-          hopper::mbarrier_arrive(&packed_empty[kSplitRings ? packed0 : (it + g) % kStages]);
+          if constexpr (!kBGlobal) hopper::mbarrier_arrive(&packed_empty[kSplitRings ? packed0 : (it + g) % kStages]);
         }
       }
     };
+    if constexpr (kBGlobal > 0) {
+      // This thread's chunks: rows thread / 4 + 32 i of the block's B, 16-byte chunk thread % 4 of
+      // the K tile's 64 bytes (the chunks unpack_load reads from the stage). Tile `loaded`'s block
+      // and K tile are counted along, as the copies' are.
+      const uint8_t* b_rows = static_cast<const uint8_t*>(B_) + static_cast<int64_t>(threadIdx.x / 4) * (K / 2) +
+                              (threadIdx.x % 4) * 16;
+      int loaded = 0, load_kt = 0, load_i = 0;
+      tuned::BlockCoord load_blk = tiles.block(0);
+      auto load_next = [&](uint4 (&q)[kItems]) {
+        if (loaded >= total) return;
+        const uint8_t* src = b_rows + static_cast<int64_t>(load_blk.n) * kBlockN * (K / 2) + load_kt * kPackedRowBytes;
+#pragma unroll
+        for (int i = 0; i < kItems; ++i)
+          q[i] = ptx::ld_global_nc_v4(src + static_cast<int64_t>(i) * (kProducerThreads / 4) * (K / 2));
+        if (++load_kt == k_tiles) {
+          load_kt = 0;
+          if (++load_i < tiles.mine) load_blk = tiles.block(load_i);
+        }
+        ++loaded;
+      };
+      uint4 ring[kBGlobal > 0 ? kBGlobal : 1][kItems];
+#pragma unroll
+      for (int d = 0; d < kBGlobal; ++d) load_next(ring[d]);
+      for (int it0 = 0; it0 < total; it0 += kBGlobal) {
+#pragma unroll
+        for (int d = 0; d < kBGlobal; ++d) {
+          const int it = it0 + d;
+          if (it < total) {
+            const int s = it % kStages;
+            hopper::mbarrier_wait(&b_empty[s], ((it / kStages) & 1) ^ 1);  // tile it - kStages's wgmma are done
+            unpack_store(s8_b(s), ring[d], threadIdx.x);
+            release_b(it, 0, 0, s);
+            load_next(ring[d]);  // tile it + kBGlobal
+            if (threadIdx.x == 0 && next < total) copy_next();
+          }
+        }
+      }
+    }
     [[maybe_unused]] RingPos<kPackedStages> unpack_pos;  // the packed stage of tile it (kSplitRings)
-    for (int it = 0; it < total; it += kGroup) {
+    for (int it = 0; it < total && !kBGlobal; it += kGroup) {
       const uint32_t phase = (it / kStages) & 1;  // one phase for the group (static_assert above)
       uint4 q[kGroup][kItems];
       if constexpr (kGroup == 1) {

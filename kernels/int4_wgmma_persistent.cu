@@ -6,5 +6,5 @@
 #include "int4_wgmma.cuh"
 
 INT4_WGMMA_KERNEL(int4_wgmma_persistent) {
-  i4wg::gemm(C_, M, N, K);
+  i4wg::gemm(C_, M, N, K, B_);
 }

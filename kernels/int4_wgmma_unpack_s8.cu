@@ -4,5 +4,5 @@
 #include "int4_wgmma.cuh"
 
 INT4_WGMMA_KERNEL(int4_wgmma_unpack_s8) {
-  i4wg::gemm(C_, M, N, K);
+  i4wg::gemm(C_, M, N, K, B_);
 }

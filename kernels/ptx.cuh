@@ -176,6 +176,17 @@ __device__ __forceinline__ uint32_t ld_shared_u32(uint32_t smem_src) {
   return v;
 }
 
+// 16-byte global load through the read-only path without allocating in L1
+// (ld.global.nc.L1::no_allocate.v4.b32); volatile, so it is issued where it stands in program
+// order (a prefetch) rather than where its value is first used.
+__device__ __forceinline__ uint4 ld_global_nc_v4(const void* gmem_src) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(gmem_src));
+  return v;
+}
+
 __device__ __forceinline__ void st_shared_v4(uint32_t smem_dst, uint4 v) {
   asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(smem_dst), "r"(v.x), "r"(v.y), "r"(v.z),
                "r"(v.w));

@@ -710,25 +710,14 @@ def test_whole_layouts_can_be_moved(built, tmp_path):
         assert "multiples of 1024 bytes" in (tmp_path / "k.log").read_text(), kernel
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("tag", sorted(MOVED_LAYOUTS))
-def test_moved_layouts_are_correct_at_every_size(tmp_path, tag):
-    """With its stages moved as a whole, each kernel is exact at every configured N on an sm_90
-    GPU, all of C checked, and on 2 CTAs at N = 1024 (16 blocks each: the ring wraps several
-    times within a CTA)."""
-    from analysis.gpu.build import compile_cubin
-    from analysis.gpu.device import detect_gpu
+def assert_exact_at_every_size(cubin: Path, kernel: str, tiling: Tiling) -> None:
+    """On the sm_90 GPU: ``cubin`` (a build of registered ``kernel`` with ``tiling``) is exact at
+    every configured N, all of C checked, and on 2 CTAs at N = 1024 (16 blocks each of 256 x
+    128: every ring wraps several times within a CTA, and blocks change under the prefetches)."""
     from analysis.gpu.harness import GemmRunner
 
-    kernel, defines, _, _ = MOVED_LAYOUTS[tag]
-    arch = detect_gpu().arch
-    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
-        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
-    t = moved_layout_tiling(tag)
-    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines() + defines, tmp_path / "k.cubin",
-                  tmp_path / "k.json")
     for n, ctas in [(n, None) for n in CONFIG["sizes"]] + [(1024, 2)]:
-        run = GemmRunner(tmp_path / "k.cubin", kernel, CONFIG["kernels"][kernel]["precision"], t, n, n, n, seed=n,
+        run = GemmRunner(cubin, kernel, CONFIG["kernels"][kernel]["precision"], tiling, n, n, n, seed=n,
                          **kernel_options(CONFIG["kernels"][kernel]))
         try:
             if ctas:
@@ -737,6 +726,25 @@ def test_moved_layouts_are_correct_at_every_size(tmp_path, tag):
         finally:
             run.close()
         assert chk.passed, (n, ctas, chk)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tag", sorted(MOVED_LAYOUTS))
+def test_moved_layouts_are_correct_at_every_size(tmp_path, tag):
+    """With its stages moved as a whole, each kernel is exact at every configured N on an sm_90
+    GPU, all of C checked, and on 2 CTAs at N = 1024 (16 blocks each: the ring wraps several
+    times within a CTA)."""
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
+
+    kernel, defines, _, _ = MOVED_LAYOUTS[tag]
+    arch = detect_gpu().arch
+    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
+        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
+    t = moved_layout_tiling(tag)
+    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines() + defines, tmp_path / "k.cubin",
+                  tmp_path / "k.json")
+    assert_exact_at_every_size(tmp_path / "k.cubin", kernel, t)
 
 
 def test_two_producer_warpgroups(built, tmp_path):
@@ -779,7 +787,6 @@ def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots, p
     CTA)."""
     from analysis.gpu.build import compile_cubin
     from analysis.gpu.device import detect_gpu
-    from analysis.gpu.harness import GemmRunner
 
     kernel = "int4_wgmma_persistent"
     arch = detect_gpu().arch
@@ -790,16 +797,7 @@ def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots, p
     compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch,
                   t.defines() + [f"-DPACKED_STAGES={packed}", "-DUNPACK_BASE_ADDR=1", f"-DEPI_TMA={slots}"]
                   + ([extra] if extra else []), tmp_path / "k.cubin", tmp_path / "k.json")
-    for n, ctas in [(n, None) for n in CONFIG["sizes"]] + [(1024, 2)]:
-        run = GemmRunner(tmp_path / "k.cubin", kernel, "int4", t, n, n, n, seed=n,
-                         **kernel_options(CONFIG["kernels"][kernel]))
-        try:
-            if ctas:
-                run.sms = ctas  # the persistent grid's CTA count (Tiling.grid)
-            chk = run.check()
-        finally:
-            run.close()
-        assert chk.passed, (n, ctas, chk)
+    assert_exact_at_every_size(tmp_path / "k.cubin", kernel, t)
 
 
 def test_l2_policies_mark_only_the_chosen_operand(built, tmp_path):
@@ -833,3 +831,55 @@ def test_l2_policies_mark_only_the_chosen_operand(built, tmp_path):
         build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DL2_POLICY_B=3"],
                      tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
     assert "L2_POLICY_A, L2_POLICY_B: 0 (no hint)" in (tmp_path / "k.log").read_text()
+
+
+def test_packed_b_read_from_global_memory(built, tmp_path):
+    """B_GLOBAL=D makes the INT4 producer read its packed B chunks from global memory, D K tiles
+    ahead, into a ring of registers (LDG.E.NA.128.CONSTANT: 4 a K tile, D x 4 before the loop
+    and D x 4 in the loop, unrolled D times) instead of TMA and LDS.128: no LDS.128 is left, the
+    copy engine brings packed A alone (one UTMALDG.2D per copy site: the first copies and one per
+    unrolled tile), and each unrolled tile writes its 8 STS.128 of INT8 B. The consumers' 16
+    wgmma stay; nothing spills with the registers moved (128 x 80 + 256 x 208, or 96 + 200 with D
+    = 3). Off, the registered builds are unchanged; B_GLOBAL with groups of K tiles is refused at
+    compile time."""
+    kernel = "int4_wgmma_epi_tma"
+    t = tiling_from_config(CONFIG, kernel)
+    for d in (1, 2, 3):
+        usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + [f"-DB_GLOBAL={d}"],
+                             tmp_path / f"g{d}.cubin", tmp_path / f"g{d}.json", tmp_path / f"g{d}.sass",
+                             tmp_path / f"g{d}.log")
+        sass = (tmp_path / f"g{d}.sass").read_text()
+        assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0, d
+        assert len(re.findall(r"LDG\.E\.NA\.128\.CONSTANT", sass)) == 8 * d, d
+        assert not re.search(r"\bLDS\.128\b", sass), d
+        assert len(re.findall(r"UTMALDG\.2D", sass)) == 1 + d, d
+        assert len(re.findall(r"\bSTS\.128\b", sass)) == 8 * d, d
+        assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0], d
+    registered = built[kernel][1]
+    assert not re.search(r"\bLDG\.", registered) and len(re.findall(r"\bLDS\.128\b", registered)) == 4
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DB_GLOBAL=0"],
+                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
+    assert (tmp_path / "off.sass").read_text() == registered
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DB_GLOBAL=2", "-DUNPACK_GROUP=2"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "B_GLOBAL (1 .. 3 K tiles ahead): one K tile at a time" in (tmp_path / "k.log").read_text()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel, ahead", [("int4_wgmma_epi_tma", 1), ("int4_wgmma_epi_tma", 2),
+                                           ("int4_wgmma_epi_tma", 3), ("int4_wgmma_persistent", 2)])
+def test_packed_b_from_global_memory_is_correct_at_every_size(tmp_path, kernel, ahead):
+    """With its packed B read from global memory `ahead` K tiles ahead (B_GLOBAL), the INT4 kernel
+    is exact at every configured N on an sm_90 GPU, all of C checked, and on 2 CTAs at N = 1024
+    (16 blocks each: the register ring runs across block changes)."""
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
+
+    arch = detect_gpu().arch
+    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
+        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
+    t = tiling_from_config(CONFIG, kernel)
+    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines() + [f"-DB_GLOBAL={ahead}"],
+                  tmp_path / "k.cubin", tmp_path / "k.json")
+    assert_exact_at_every_size(tmp_path / "k.cubin", kernel, t)
