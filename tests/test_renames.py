@@ -275,7 +275,8 @@ def test_versions_are_written_as_year_minor_patch():
         normalize_version("ncu 2024.3")
 
 
-@pytest.mark.parametrize("args, says", [([], "no report given"), (["--foreign", "."], "no INDEX.tsv there")])
+@pytest.mark.parametrize("args, says", [([], "no report given"), (["--foreign", "."], "no INDEX.tsv there"),
+                                        (["--profiles", "no/such/folder"], "--profiles no/such/folder: no such folder")])
 def test_the_version_table_command_refuses_no_reports_and_writes_nothing(tmp_path, args, says, capsys):
     from analysis.compare.renames import main
 

@@ -400,6 +400,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_intermixed_args(argv)
     if args.foreign is not None and not (args.foreign / "INDEX.tsv").is_file():
         ap.error(f"--foreign {args.foreign}: no INDEX.tsv there (a tab-separated file, ncu_version per report file)")
+    if args.profiles is not None and not args.profiles.is_dir():
+        ap.error(f"--profiles {args.profiles}: no such folder (a folder of profile sets, {{set}}/metadata.json and "
+                 "{set}/reports/); nothing written")
     todo = _corpus(args.foreign, args.profiles, args.reports)
     if not todo:
         ap.error("no report given (--foreign, --profiles or REPORT ...): nothing to build the table of; nothing written")

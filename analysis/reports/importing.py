@@ -353,7 +353,8 @@ def check_import_target(plan: dict[str, Path], set_folder: str | Path) -> None:
         if stray:
             raise ConfigError(f"config set: {folder / 'reports'} holds {', '.join(stray)}, which no import record "
                               f"({folder / 'imported.csv'}) names: an import into {folder.name} was cut short, or "
-                              "the files were put there by hand. Run that import again to finish it, remove the "
+                              "the files were put there by hand. Run that import again to finish it (with "
+                              "--rerun-incomplete where Snakemake says its files are incomplete), remove the "
                               "folder, or import into a new set name")
     clashes = []
     for stem, src in plan.items():
