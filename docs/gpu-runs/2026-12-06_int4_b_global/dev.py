@@ -1,0 +1,245 @@
+"""Development call: the INT4 producer's packed B read from global memory into registers, K tiles
+ahead, instead of TMA into shared memory and LDS (build parameter B_GLOBAL of kernels/int4_wgmma.cuh).
+
+Why: in the `--set full` profiles of int4_wgmma_persistent (docs/perf-notes.md, 2026-12-05 and
+2026-12-06) the consumers wait for the INT8 B (b_full) at about 20 % of all PC samples, and the
+producer's first use of its shared-memory loads of packed B (short scoreboard) holds about 19 % of
+its own samples. Per K tile of the 256 x 128 block shared memory carries 24 KiB of TMA writes, 16
+KiB of A reads, 8 + 16 KiB of unpacking and 64 KiB of wgmma B reads. Every change that added
+shared-memory traffic or moved a stage's tiles apart slowed the wgmma themselves. B_GLOBAL takes the
+packed B (8 KiB of TMA writes and 8 KiB of loads a K tile) out of shared memory, and its loads go
+out D tiles before their data is needed, not behind the wgmma's reads of the same memory.
+
+Builds (tag: kernel, defines): i4 (int4_wgmma_persistent, registered), i4_tma4
+(int4_wgmma_epi_tma, registered), i4_g1_tma4, i4_g2_tma4, i4_g3_tma4 (int4_wgmma_epi_tma with
+B_GLOBAL=1, 2, 3), i4_g2 (int4_wgmma_persistent with B_GLOBAL=2); INT8: i8_serp
+(int8_wgmma_serpentine), i8_lag (int8_wgmma_lag). Each is checked at N = 512-8192 (all rows up to
+2048, 256 sampled rows above; exact) and on 2 CTAs at N = 1024, then event-timed at N = 6144 and
+8192 as the workflow times (10 warm-ups, 50 launches, 0.5 s idle before each) in rotating order over 5
+rounds while nvidia-smi samples every 50 ms; then the wgmma ceilings of the same call; memcheck and
+racecheck of two builds at N = 1024 on 2 CTAs; one ncu process (clock control none) taking one launch
+of each build at N = 8192; and `--set full` of i4_tma4 and i4_g2_tma4 for their PC samples.
+
+Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
+`python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
+check TAG N CTAS`."""
+import dataclasses, json, os, subprocess, sys, time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+import numpy as np
+import yaml
+sys.path.insert(0, os.getcwd())
+from analysis.gpu.build import build_kernel
+from analysis.gpu.config import tiling_from_config
+from analysis.gpu.harness import make_inputs, sample_rows
+from analysis.gpu.harness.runner import GemmRunner
+from analysis.precision import gemm_ops, precision_of
+from analysis.tools import find_tool
+
+PFX = "dev9"
+W = Path(f"/tmp/w{PFX}"); W.mkdir(exist_ok=True)
+CFG = yaml.safe_load(open("config/config.yaml"))
+I4, I4T, SERP, LAG = "int4_wgmma_persistent", "int4_wgmma_epi_tma", "int8_wgmma_serpentine", "int8_wgmma_lag"
+
+
+@dataclasses.dataclass(frozen=True)
+class Build:
+    kernel: str
+    defines: tuple = ()
+    slots: int = 0          # EPI_TMA slots per consumer warpgroup beyond the registry's tiling (none here)
+    stages: int = 4
+    packed: int | None = None
+
+
+def b(kernel, *defines):
+    return Build(kernel, tuple(defines))
+
+
+BUILDS = {"i4": b(I4), "i4_tma4": b(I4T), **{f"i4_g{d}_tma4": b(I4T, f"-DB_GLOBAL={d}") for d in (1, 2, 3)},
+          "i4_g2": b(I4, "-DB_GLOBAL=2"), "i8_serp": b(SERP), "i8_lag": b(LAG)}
+SANITIZE = ("i4_g2_tma4", "i4_g3_tma4")
+FULL = ("i4_tma4", "i4_g2_tma4")
+CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
+TIME_NS = (6144, 8192)
+T0 = time.time()
+
+
+def log(*a):
+    print(f"[{time.time()-T0:6.1f}s]", *a, flush=True)
+
+
+def prec_of(tag):
+    return CFG["kernels"][BUILDS[tag].kernel]["precision"]
+
+
+def tiling(tag):
+    """The registry's tiling of the build's kernel, with its stages and the shared memory its
+    layout takes: INT4 split layouts (packed stages given) stages x INT8 B + packed x (packed A +
+    packed B); every build + its EPI_TMA slots (two consumer warpgroups)."""
+    bd = BUILDS[tag]
+    t = tiling_from_config(CFG, bd.kernel)
+    smem = t.smem_bytes + (bd.stages - t.stages) * (t.smem_bytes - 1024) // t.stages
+    if bd.packed:
+        smem = bd.stages * t.block_n * 2 * t.block_k_bytes + bd.packed * (t.block_m + t.block_n) * t.block_k_bytes + 1024
+    return dataclasses.replace(t, stages=bd.stages, smem_bytes=smem + 2 * bd.slots * 8192)
+
+
+def runner(tag, n, inputs, ctas=None):
+    run = GemmRunner(W / f"{tag}.cubin", BUILDS[tag].kernel, prec_of(tag), tiling(tag), n, n, n, 7, tma=True,
+                     inputs=inputs)
+    if ctas:
+        run.sms = ctas  # the persistent grid's CTA count (Tiling.grid)
+    return run
+
+
+def inputs_for(prec, n, seed):
+    return make_inputs(precision_of(prec), n, n, n, np.random.default_rng(seed))
+
+
+if len(sys.argv) > 1 and sys.argv[1] == "check":  # one full check (compute-sanitizer runs this)
+    tag, n, ctas = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    run = runner(tag, n, inputs_for(prec_of(tag), n, 11), ctas)
+    chk = run.check()
+    run.close()
+    print(tag, n, ctas, chk.passed, chk.max_abs_error)
+    sys.exit(0 if chk.passed else 3)
+if len(sys.argv) > 1 and sys.argv[1] == "profile":  # the program ncu profiles: one launch per build at N = 8192
+    from cuda.bindings import driver as cu
+    inputs = {p: inputs_for(p, 8192, 5) for p in ("int8", "int4")}
+    for tag in [t for t in os.environ.get("DEV_TAGS", "").split(",") if t] or BUILDS:  # DEV_TAGS: some builds only
+        run = runner(tag, 8192, inputs[prec_of(tag)])
+        try:
+            for _ in range(3):
+                run.launch()
+            run.sync()
+            cu.cuProfilerStart(); run.launch(); run.sync(); cu.cuProfilerStop()
+        finally:
+            run.close()
+    sys.exit(0)
+
+
+
+def build(tag):
+    kernel, extra = BUILDS[tag].kernel, list(BUILDS[tag].defines)
+    build_kernel(Path("kernels") / f"{kernel}.cu", kernel, "sm_90", tiling(tag).defines() + extra,
+                 W / f"{tag}.cubin", W / f"{tag}.json", W / f"{tag}.sass", W / f"{tag}.log")
+
+
+if len(sys.argv) > 1 and sys.argv[1] == "build":  # the builds only, into /tmp/w{prefix} (for `profile`)
+    with ThreadPoolExecutor(10) as ex:
+        list(ex.map(build, BUILDS))
+    sys.exit(0)
+OUT = Path(os.environ["OUT"])
+smi = subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw,clocks_event_reasons.sw_power_cap,"
+                        "temperature.gpu", "--format=csv,nounits", "-lms", "50"], stdout=open(W / f"{PFX}_smi.csv", "w"),
+                       stderr=subprocess.DEVNULL, start_new_session=True)
+import atexit; atexit.register(smi.kill)
+
+
+with ThreadPoolExecutor(10) as ex:
+    futs = [ex.submit(build, t) for t in BUILDS]
+    futs.append(ex.submit(build_kernel, Path("kernels/ceilings/wgmma_peak.cu"), "peak_wgmma_m64n256k16_f16_f32", "sm_90",
+                          ["-arch=sm_90a"], W / "ceil.cubin", W / "ceil.json", W / "ceil.sass", W / "ceil.log"))
+    for f in futs:
+        f.result()
+builds = {}
+for t in BUILDS:
+    sass = (W / f"{t}.sass").read_text()
+    builds[t] = {**dataclasses.asdict(BUILDS[t]), "smem_bytes": tiling(t).smem_bytes,
+                 "resources": json.loads((W / f"{t}.json").read_text()),
+                 **{op: sass.count(op) for op in ("IGMMA", "LDS.128", "STS.128", "LDG.E.NA.128.CONSTANT", "UTMALDG",
+                                                  "UTMASTG", "STL", "LDL")}}
+(OUT / f"{PFX}_builds.json").write_text(json.dumps(builds, indent=1))
+log("built", {t: (b["resources"]["registers"], b["resources"]["spill_store_bytes"], b["LDS.128"], b["STS.128"],
+                  b["LDG.E.NA.128.CONSTANT"]) for t, b in builds.items()})
+
+checks, rounds = [], []
+for n in CHECK_NS:
+    inputs = {p: inputs_for(p, n, 17) for p in ("int8", "int4")}
+    runs = {t: runner(t, n, inputs[prec_of(t)]) for t in BUILDS}
+    try:
+        for t, run in runs.items():
+            chk = run.check(None if n <= 2048 else sample_rows(n, 256, np.random.default_rng(3)))
+            checks.append({"build": t, "n": n, "ctas": run.sms, "rows": "all" if n <= 2048 else 256,
+                           "passed": bool(chk.passed), "max_abs_error": float(chk.max_abs_error)})
+            if not chk.passed:
+                log("CHECK FAILED", t, n, chk)
+        if n == 1024:  # 2 CTAs: 16 blocks each, every group boundary and block change
+            for t in BUILDS:
+                run2 = runner(t, n, inputs[prec_of(t)], ctas=2)
+                try:
+                    chk = run2.check()
+                finally:
+                    run2.close()
+                checks.append({"build": t, "n": n, "ctas": 2, "rows": "all", "passed": bool(chk.passed),
+                               "max_abs_error": float(chk.max_abs_error)})
+                if not chk.passed:
+                    log("CHECK FAILED (2 CTAs)", t, n, chk)
+        if n in TIME_NS:
+            ops = gemm_ops(n, n, n)
+            order = [t for t in BUILDS if all(c["passed"] for c in checks if c["build"] == t)]
+            for r in range(5):
+                k = r % len(order)
+                for t in order[k:] + order[:k]:
+                    time.sleep(0.5)
+                    m = runs[t].time(10, 50).median_ns
+                    rounds.append({"build": t, "n": n, "round": r, "median_ns": m, "rate": ops / m / 1e3,
+                                   "t": round(time.time() - T0, 2)})
+            log(n, {t: round(float(np.median([x["rate"] for x in rounds if x["build"] == t and x["n"] == n])), 1)
+                    for t in order})
+    finally:
+        for run in runs.values():
+            run.close()
+    del inputs
+    (OUT / f"{PFX}_checks.json").write_text(json.dumps(checks, indent=1))
+    (OUT / f"{PFX}_rounds.json").write_text(json.dumps(rounds, indent=1))
+log("checks", sum(c["passed"] for c in checks), "of", len(checks))
+from analysis.gpu.references import wgmma_ceilings
+rows = wgmma_ceilings(W / "ceil.cubin", 10, 50)
+(OUT / f"{PFX}_ceilings.json").write_text(json.dumps([dataclasses.asdict(r) for r in rows], indent=1, default=str))
+log("ceilings", [(r.name, round(r.rate, 1)) for r in rows])
+time.sleep(0.5)
+smi.terminate()
+
+san = str(find_tool("compute-sanitizer")); res = []
+for tag in SANITIZE:
+    for tool in ("memcheck", "racecheck"):
+        cmd = [san, "--tool", tool, "--error-exitcode", "1", sys.executable, str(Path(__file__).resolve()), "check", tag,
+               "1024", "2"]
+        t0 = time.time()
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=150); rc = p.returncode; txt = p.stdout + p.stderr
+        except subprocess.TimeoutExpired as e:
+            rc = "timeout"; txt = str(e)
+        res.append({"build": tag, "tool": tool, "n": 1024, "ctas": 2, "rc": rc, "wall_s": round(time.time() - t0, 1),
+                    "tail": txt[-600:]})
+        log(tag, tool, rc, f"{time.time()-t0:.1f}s")
+        (OUT / f"{PFX}_sanitize.json").write_text(json.dumps(res, indent=1))
+
+ncu = str(find_tool("ncu"))
+M = ("gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,"
+     "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,"
+     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed,"
+     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,"
+     "smsp__inst_executed.sum,lts__t_sector_hit_rate.pct")
+cmd = [ncu, "--clock-control", "none", "--profile-from-start", "off", "--metrics", M, "--force-overwrite", "--export",
+       str(W / f"{PFX}_ncu"), sys.executable, str(Path(__file__).resolve()), "profile"]
+p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+(W / f"{PFX}_ncu.log").write_text(f"$ {' '.join(cmd)}\nrc={p.returncode}\n{p.stdout[-4000:]}{p.stderr[-4000:]}\n")
+log("ncu", p.returncode)
+if (W / f"{PFX}_ncu.ncu-rep").exists():
+    q = subprocess.run([ncu, "--import", str(W / f"{PFX}_ncu.ncu-rep"), "--csv", "--page", "raw", "--metrics", M],
+                       capture_output=True, text=True)
+    (OUT / f"{PFX}_ncu.csv").write_text(q.stdout)
+cmd = [ncu, "--set", "full", "--clock-control", "none", "--profile-from-start", "off", "--force-overwrite", "--export",
+       str(W / f"{PFX}_full"), sys.executable, str(Path(__file__).resolve()), "profile"]
+p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, "DEV_TAGS": ",".join(FULL)})
+(W / f"{PFX}_full.log").write_text(f"$ DEV_TAGS={','.join(FULL)} {' '.join(cmd)}\nrc={p.returncode}\n"
+                                    f"{p.stdout[-4000:]}{p.stderr[-4000:]}\n")
+log("ncu --set full", p.returncode)
+if (W / f"{PFX}_full.ncu-rep").exists():
+    subprocess.run(["xz", "-6", "-k", "-f", str(W / f"{PFX}_full.ncu-rep")], check=False)
+    subprocess.run(["cp", str(W / f"{PFX}_full.ncu-rep.xz"), str(OUT)], check=False)
+subprocess.run(f"cd {W} && tar cJf {OUT}/{PFX}_extra.tar.xz {PFX}_full.log  {PFX}_smi.csv {PFX}_ncu.log $(ls {PFX}_ncu.ncu-rep 2>/dev/null) *.sass *.log",
+               shell=True)
+log("done")
