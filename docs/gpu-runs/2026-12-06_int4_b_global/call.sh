@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The development call, from the repository root: dev.py (builds, checks, timings, ceilings,
-# sanitizers, profiles), then the GPU tests of B_GLOBAL; its output, nvidia-smi's description of the
-# GPU and the sanitizers' records go back in dev9_logs.tar.xz (a call returns at most 8 files).
+# The development call, from the repository root: DEV_SET=b_global of ../2026-12-06_layout_pad/dev.py
+# (builds, checks, timings, ceilings, sanitizers, profiles), then the GPU tests of B_GLOBAL; its
+# output, nvidia-smi's description of the GPU and the sanitizers' records go back in
+# dev9_logs.tar.xz (a call returns at most 8 files).
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   >/dev/null 2>&1 || true
 export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
-HERE=docs/gpu-runs/2026-12-06_int4_b_global
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv | tee "$OUT/gpu.txt"
-python3 "$HERE/dev.py" 2>&1 | tee "$OUT/dev9.log" | tail -30
+DEV_SET=b_global python3 docs/gpu-runs/2026-12-06_layout_pad/dev.py 2>&1 | tee "$OUT/dev9.log" | tail -30
 timeout 150 python3 -m pytest -m gpu -n 0 -p no:cacheprovider -q tests/test_wgmma.py -k packed_b_from_global \
   > "$OUT/pytest_gpu.log" 2>&1
 tail -3 "$OUT/pytest_gpu.log"

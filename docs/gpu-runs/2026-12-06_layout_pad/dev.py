@@ -33,6 +33,11 @@ DEV_SET=combo (the third call, files dev8_*): EPI_TMA=4 and EPI_TMA=2 with UNPAC
 gained 0.9-1.3 % alone in ../2026-12-05_int4_unpack/ and ../2026-12-06_int4_ring/ and was never
 measured with the copy engine's C stores), with 7 rounds instead of 5.
 
+DEV_SET=b_global (files dev9_*, prepared for ../2026-12-06_int4_b_global/, which says why): the INT4
+producer's packed B read from global memory 1-3 K tiles ahead (B_GLOBAL), on int4_wgmma_epi_tma
+(i4_g1_tma4 .. i4_g3_tma4 against i4_tma4, the registered kernel) and on int4_wgmma_persistent
+(i4_g2 against i4), beside int8_wgmma_serpentine and int8_wgmma_lag.
+
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
 check TAG N CTAS`."""
@@ -49,10 +54,11 @@ from analysis.gpu.harness.runner import GemmRunner
 from analysis.precision import gemm_ops, precision_of
 from analysis.tools import find_tool
 
-PFX = {"stages": "dev7", "combo": "dev8"}.get(os.environ.get("DEV_SET", ""), "dev6")
+PFX = {"stages": "dev7", "combo": "dev8", "b_global": "dev9"}.get(os.environ.get("DEV_SET", ""), "dev6")
 W = Path(f"/tmp/w{PFX}"); W.mkdir(exist_ok=True)
 CFG = yaml.safe_load(open("config/config.yaml"))
 I4, SERP, LAG = "int4_wgmma_persistent", "int8_wgmma_serpentine", "int8_wgmma_lag"
+I4T = "int4_wgmma_epi_tma"  # int4_wgmma_persistent with EPI_TMA=4, its C slots in the registry's smem_bytes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,6 +99,11 @@ if PFX == "dev8":  # DEV_SET=combo: C through the copy engine with the producer'
               "i4_tma2_b1": b(I4, B1, slots=2), "i8_serp": b(SERP), "i8_lag": b(LAG)}
     SANITIZE = ("i4_tma4_b1",)
     FULL = ("i4_tma4", "i4_tma4_b1")
+if PFX == "dev9":  # DEV_SET=b_global: packed B from global memory, D K tiles ahead
+    BUILDS = {"i4": b(I4), "i4_tma4": b(I4T), **{f"i4_g{d}_tma4": b(I4T, f"-DB_GLOBAL={d}") for d in (1, 2, 3)},
+              "i4_g2": b(I4, "-DB_GLOBAL=2"), "i8_serp": b(SERP), "i8_lag": b(LAG)}
+    SANITIZE = ("i4_g2_tma4", "i4_g3_tma4")
+    FULL = ("i4_tma4", "i4_g2_tma4")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
@@ -182,7 +193,7 @@ for t in BUILDS:
     builds[t] = {**dataclasses.asdict(BUILDS[t]), "smem_bytes": tiling(t).smem_bytes,
                  "resources": json.loads((W / f"{t}.json").read_text()),
                  **{op: sass.count(op) for op in ("IGMMA", "LDS.128", "STS.128", "FENCE.VIEW.ASYNC.S", "UTMASTG",
-                                                  "UTMALDG", "STL", "LDL")}}
+                                                  "UTMALDG", "LDG.E.NA.128.CONSTANT", "STL", "LDL")}}
 (OUT / f"{PFX}_builds.json").write_text(json.dumps(builds, indent=1))
 log("built", {t: (b["resources"]["registers"], b["resources"]["spill_store_bytes"], b["LDS.128"], b["STS.128"],
                   b["FENCE.VIEW.ASYNC.S"]) for t, b in builds.items()})

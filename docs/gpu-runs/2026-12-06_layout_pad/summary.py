@@ -5,21 +5,24 @@ each at N = 8192. Bases, dev6: the padded and offset INT4 builds against i4_tma2
 they keep; i4_tma4_epi1st against i4_tma4; i4_pad16 against the registered i4; the INT8 builds
 against int8_wgmma_serpentine (i8_serp). dev7: the INT4 builds against i4 with as many C slots
 (EPI_TMA=4 builds against i4_tma4), the INT8 builds against i8_serp with as many (i8_tma2).
-dev8: the INT4 builds with C slots against i4_tma4, the others against i4; INT8 against i8_serp.
+dev8 and dev9: the INT4 builds with C slots against i4_tma4, the others against i4; INT8 against i8_serp.
+DEV_DIR=folder reads the files there instead (dev9: `DEV_DIR=docs/gpu-runs/2026-12-06_int4_b_global`).
 Run: `python3 docs/gpu-runs/2026-12-06_layout_pad/summary.py`."""
 import csv
+import os
 import json
 import statistics as st
+import tarfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(os.environ.get("DEV_DIR", Path(__file__).resolve().parent))
 COUNTERS = ["gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",
             "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "dram__bytes_read.sum"]
 
 
 def base_of(pfx: str, build: str) -> str:
-    if pfx == "dev8":
+    if pfx in ("dev8", "dev9"):
         return "i8_serp" if build.startswith("i8") else "i4_tma4" if "tma" in build else "i4"
     if pfx == "dev7":
         if build.startswith("i8"):
@@ -34,7 +37,9 @@ def base_of(pfx: str, build: str) -> str:
     return "i4"
 
 
-for pfx in ("dev6", "dev7", "dev8"):
+for pfx in ("dev6", "dev7", "dev8", "dev9"):
+    if not (HERE / f"{pfx}_rounds.json").exists():  # dev9: ../2026-12-06_int4_b_global/, where it has run
+        continue
     print(f"== {pfx}")
     rounds = json.loads((HERE / f"{pfx}_rounds.json").read_text())
     checks = json.loads((HERE / f"{pfx}_checks.json").read_text())
@@ -65,8 +70,14 @@ for pfx in ("dev6", "dev7", "dev8"):
           f"{rate('i4_tma4', 8192) / rate('i8_serp', 8192):.3f}; "
           f"{best8} / highest s8 wgmma ceiling {s8:.1f} = {rate(best8, 8192) / s8:.3f}")
     print("ceilings:", ", ".join(f"{c['name']} {c['rate']:.1f}" for c in ceilings))
+    sanitize = []
     if (HERE / f"{pfx}_sanitize.json").exists():
-        for x in json.loads((HERE / f"{pfx}_sanitize.json").read_text()):
+        sanitize = json.loads((HERE / f"{pfx}_sanitize.json").read_text())
+    elif (HERE / f"{pfx}_logs.tar.xz").exists():  # a call whose output and sanitizers came back packed
+        with tarfile.open(HERE / f"{pfx}_logs.tar.xz") as tar:
+            sanitize = json.loads(tar.extractfile(f"{pfx}_sanitize.json").read())
+    if sanitize:
+        for x in sanitize:
             print(f"  {x['tool']} {x['build']} N = {x['n']} on {x['ctas']} CTAs: rc {x['rc']}")
     rows = list(csv.reader(open(HERE / f"{pfx}_ncu.csv")))
     idx = {h: i for i, h in enumerate(rows[0])}
