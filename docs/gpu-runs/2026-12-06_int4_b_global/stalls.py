@@ -1,0 +1,33 @@
+"""Where the warps of the two `--set full` launches of dev9 waited: i4_tma4 (launch 0, the
+registered int4_wgmma_epi_tma) and i4_g2_tma4 (launch 1, B_GLOBAL=2). Prints a few whole-launch
+counters and the 12 SASS instructions with the most PC samples of each launch, with their source
+line of kernels/int4_wgmma.cuh and the samples by stall reason (analysis.reports.hotspots).
+Run from the repository root: `python3 docs/gpu-runs/2026-12-06_int4_b_global/stalls.py`."""
+import lzma
+import tempfile
+from pathlib import Path
+
+import ncu_report
+import pandas as pd
+
+from analysis.reports.hotspots import hotspots_of
+
+HERE = Path(__file__).resolve().parent
+BUILDS = ("i4_tma4", "i4_g2_tma4")  # dev.py's FULL for DEV_SET=b_global, in launch order
+COUNTERS = ["gpu__time_duration.sum", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+            "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+            "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"]
+
+with tempfile.TemporaryDirectory() as tmp:
+    rep = Path(tmp) / "dev9_full.ncu-rep"
+    rep.write_bytes(lzma.decompress((HERE / "dev9_full.ncu-rep.xz").read_bytes()))
+    rng = ncu_report.load_report(str(rep)).range_by_idx(0)
+    actions = [(i, 0, rng.action_by_idx(i)) for i in range(rng.num_actions())]
+    for i, _, a in actions:
+        print(f"launch {i} ({BUILDS[i]}): " + ", ".join(f"{m} {a[m].as_double():,.3f}" for m in COUNTERS))
+    spots = hotspots_of(rep, actions, top=12)
+pd.set_option("display.width", 250)
+pd.set_option("display.max_colwidth", 100)
+print(spots[["launch", "rank", "sass", "line", "samples_share", "reasons"]].to_string(index=False))
