@@ -1,8 +1,11 @@
 """Where the warps of the two `--set full` launches of dev9 waited: i4_tma4 (launch 0, the
 registered int4_wgmma_epi_tma) and i4_g2_tma4 (launch 1, B_GLOBAL=2). Prints a few whole-launch
 counters and the 12 SASS instructions with the most PC samples of each launch, with their source
-line of kernels/int4_wgmma.cuh and the samples by stall reason (analysis.reports.hotspots).
+line of kernels/int4_wgmma.cuh and the samples by stall reason (analysis.reports.hotspots), and the
+shared-memory wavefronts of each SASS opcode against their ideal count (the Source Counters'
+per-instruction `memory_l1_wavefronts_shared` and `memory_l1_wavefronts_shared_ideal`).
 Run from the repository root: `python3 docs/gpu-runs/2026-12-06_int4_b_global/stalls.py`."""
+import collections
 import lzma
 import tempfile
 from pathlib import Path
@@ -28,6 +31,16 @@ with tempfile.TemporaryDirectory() as tmp:
     for i, _, a in actions:
         print(f"launch {i} ({BUILDS[i]}): " + ", ".join(f"{m} {a[m].as_double():,.3f}" for m in COUNTERS))
     spots = hotspots_of(rep, actions, top=12)
+    for i, _, a in actions:
+        real, ideal = collections.Counter(), collections.Counter()
+        for name, into in (("memory_l1_wavefronts_shared", real), ("memory_l1_wavefronts_shared_ideal", ideal)):
+            m = a.metric_by_name(name)
+            ids = m.correlation_ids()
+            for j in range(m.num_instances()):
+                words = a.sass_by_pc(int(ids.value(j))).split()
+                into[words[1] if words[0].startswith("@") else words[0]] += m.value(j)
+        print(f"launch {i} ({BUILDS[i]}) shared-memory wavefronts by opcode (ideal): "
+              + ", ".join(f"{op} {real[op]:,.0f} ({ideal[op]:,.0f})" for op, _ in real.most_common()))
 pd.set_option("display.width", 250)
 pd.set_option("display.max_colwidth", 100)
 print(spots[["launch", "rank", "sass", "line", "samples_share", "reasons"]].to_string(index=False))
