@@ -1,9 +1,11 @@
 """Where the warps of the two `--set full` launches of dev9 waited: i4_tma4 (launch 0, the
-registered int4_wgmma_epi_tma) and i4_g2_tma4 (launch 1, B_GLOBAL=2). Prints a few whole-launch
-counters and the 12 SASS instructions with the most PC samples of each launch, with their source
-line of kernels/int4_wgmma.cuh and the samples by stall reason (analysis.reports.hotspots), and the
-shared-memory wavefronts of each SASS opcode against their ideal count (the Source Counters'
-per-instruction `memory_l1_wavefronts_shared` and `memory_l1_wavefronts_shared_ideal`).
+registered int4_wgmma_epi_tma) and i4_g2_tma4 (launch 1, B_GLOBAL=2). Prints:
+- a few whole-launch counters;
+- each launch's 12 SASS instructions with the most PC samples, with their line of
+  kernels/int4_wgmma.cuh as it was built (2 lines lower in the file since) and the samples by stall
+  reason (analysis.reports.hotspots);
+- the shared-memory wavefronts of each SASS opcode against their ideal count (the Source Counters'
+  per-instruction `memory_l1_wavefronts_shared` and `memory_l1_wavefronts_shared_ideal`).
 Run from the repository root: `python3 docs/gpu-runs/2026-12-06_int4_b_global/stalls.py`."""
 import collections
 import lzma
