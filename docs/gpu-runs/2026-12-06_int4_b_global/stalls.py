@@ -8,14 +8,13 @@ registered int4_wgmma_epi_tma) and i4_g2_tma4 (launch 1, B_GLOBAL=2). Prints:
   per-instruction `memory_l1_wavefronts_shared` and `memory_l1_wavefronts_shared_ideal`).
 Run from the repository root: `python3 docs/gpu-runs/2026-12-06_int4_b_global/stalls.py`."""
 import collections
-import lzma
-import tempfile
 from pathlib import Path
 
-import ncu_report
 import pandas as pd
 
 from analysis.reports.hotspots import hotspots_of
+from analysis.reports.ncu.files import _plain_report
+from analysis.reports.ncu.launches import _actions, _open
 
 HERE = Path(__file__).resolve().parent
 BUILDS = ("i4_tma4", "i4_g2_tma4")  # dev.py's FULL for DEV_SET=b_global, in launch order
@@ -25,11 +24,9 @@ COUNTERS = ["gpu__time_duration.sum", "sm__pipe_tensor_cycles_active.avg.pct_of_
             "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
             "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"]
 
-with tempfile.TemporaryDirectory() as tmp:
-    rep = Path(tmp) / "dev9_full.ncu-rep"
-    rep.write_bytes(lzma.decompress((HERE / "dev9_full.ncu-rep.xz").read_bytes()))
-    rng = ncu_report.load_report(str(rep)).range_by_idx(0)
-    actions = [(i, 0, rng.action_by_idx(i)) for i in range(rng.num_actions())]
+rep = HERE / "dev9_full.ncu-rep.xz"
+with _plain_report(rep) as plain:
+    actions = list(_actions(_open(rep, plain)))
     for i, _, a in actions:
         print(f"launch {i} ({BUILDS[i]}): " + ", ".join(f"{m} {a[m].as_double():,.3f}" for m in COUNTERS))
     spots = hotspots_of(rep, actions, top=12)

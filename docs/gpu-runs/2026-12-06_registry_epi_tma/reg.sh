@@ -7,15 +7,22 @@
 #          every GPU test of the suite (pytest -m gpu tests/).
 # Each phase sends back the set's files it wrote (set_P.tar.xz) and every log and benchmark
 # (logs_P.tar.xz); snakemake runs under a time limit so that what ran is kept for the next phase.
+# Optional (unset in the H100 run of 2026-12-06): ONLY_GPU=H200 stops (exit 3) before anything is
+# built unless nvidia-smi's GPU name holds it; SANITIZE_PHASE=2 runs the sanitizers in phase 2 too,
+# so phase 3 can be left out; KEEP=folder keeps the phases' files there instead of /tmp/regkeep_epi.
 set -uo pipefail
 t_start=$(date +%s)
+if [ -n "${ONLY_GPU:-}" ]; then
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  case "$gpu" in *"$ONLY_GPU"*) ;; *) echo "not an $ONLY_GPU: $gpu; nothing run"; exit 3 ;; esac
+fi
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   >/dev/null 2>&1 || true
 export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
 # the set this GPU, driver and ncu make (h200_580.159.04_ncu2025.3.1_registry on an H200 of the last runs)
 SET=$(python3 -c "import yaml;from analysis.workflow import local_gpu;c=yaml.safe_load(open('config/config.yaml'));c['set_suffix']='_registry';print(local_gpu(c)[0].set_name)")
 echo "set: $SET"
-KEEP=/tmp/regkeep_epi
+KEEP=${KEEP:-/tmp/regkeep_epi}
 mkdir -p "$KEEP"
 if [ -d "$KEEP/set" ]; then mkdir -p profiles/$SET && cp -a "$KEEP/set/." profiles/$SET/; fi
 if [ -d "$KEEP/results" ]; then mkdir -p results && cp -a "$KEEP/results/." results/; fi
@@ -38,7 +45,7 @@ if [ "$PHASE" = 1 ]; then
   rc=$?
 else
   extra=()
-  if [ "$PHASE" = 3 ]; then
+  if [ "$PHASE" = 3 ] || [ "$PHASE" = "${SANITIZE_PHASE:-3}" ]; then
     for k in int4_wgmma_epi_tma; do
       extra+=("results/gpu/$SET/sanitize/memcheck/${k}_n512.txt" "results/gpu/$SET/sanitize/racecheck/${k}_n512.txt")
     done
