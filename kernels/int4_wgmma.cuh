@@ -148,6 +148,13 @@
 #ifndef LAYOUT_EPI_FIRST
 #define LAYOUT_EPI_FIRST 0
 #endif
+// TILE_CLOCKS=1 (development builds only): lane 0 of each producer warp and of warp 0 of each
+// consumer warpgroup writes clock() (32 bits) at three points of each K tile into int4_tile_clocks (the
+// first kClockTiles K tiles of CTAs 0 .. kClockCtas - 1), which the host reads back: where a K
+// tile's time goes, tile by tile. 0: the registered kernels.
+#ifndef TILE_CLOCKS
+#define TILE_CLOCKS 0
+#endif
 
 namespace i4wg {
 
@@ -326,8 +333,27 @@ __device__ hopper::TensorMap wgmma_tma_b;
 #if EPI_TMA
 __device__ hopper::TensorMap wgmma_tma_c;
 #endif
+#if TILE_CLOCKS
+// [cta][K tile][row][event]: rows 0-3 the producer warps (events: packed tile landed, INT8 B stage
+// free, INT8 B written and released), rows 4-5 the consumer warpgroups (events: packed tile landed,
+// INT8 B ready, the previous K tile's wgmma complete).
+__device__ unsigned int int4_tile_clocks[8 * 256 * 6 * 3];
+#endif
 
 namespace i4wg {
+
+constexpr int kClockCtas = 8, kClockTiles = 256;
+#if TILE_CLOCKS
+static_assert(sizeof(int4_tile_clocks) == kClockCtas * kClockTiles * 6 * 3 * sizeof(unsigned int),
+              "int4_tile_clocks: kClockCtas x kClockTiles x 6 rows x 3 events");
+#endif
+// TILE_CLOCKS: record event `ev` of K tile `it` for `row` (the caller picks the recording lane).
+__device__ __forceinline__ void tile_clock([[maybe_unused]] int it, [[maybe_unused]] int row, [[maybe_unused]] int ev) {
+#if TILE_CLOCKS
+  if (blockIdx.x == 0 && blockIdx.y < kClockCtas && it < kClockTiles)
+    int4_tile_clocks[((blockIdx.y * kClockTiles + it) * 6 + row) * 3 + ev] = static_cast<unsigned int>(clock());
+#endif
+}
 
 // C (INT32, M x N row-major) = A B for packed INT4 A (M rows of K / 2 bytes) and B (N rows).
 // B_ (the packed B in global memory) is read only with B_GLOBAL; the registered kernels pass it unused.
@@ -469,11 +495,14 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
         const int s = it % kStages;
         const int ps = kSplitRings ? unpack_pos.stage : s;
         hopper::mbarrier_wait(&packed_full[ps], kSplitRings ? unpack_pos.phase : phase);
+        if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 0);
         if constexpr (UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), threadIdx.x);
         hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
+        if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 1);
         if constexpr (!UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), threadIdx.x);
         unpack_store(s8_b(s), q[0], threadIdx.x);
         release_b(it, 0, 0, ps);
+        if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 2);
         if constexpr (kSplitRings) unpack_pos.advance();
       } else {
 #pragma unroll
@@ -510,6 +539,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       const uint32_t phase = (it / kStages) & 1;
       const int ps = kSplitRings ? read_pos.stage : s;
       hopper::mbarrier_wait(&packed_full[ps], kSplitRings ? read_pos.phase : phase);
+      if (TILE_CLOCKS && threadIdx.x % 128 == 0) tile_clock(it, 4 + c, 0);
       if constexpr (kSplitRings) read_pos.advance();
       uint32_t w[kHalves][2][kSteps];
 #pragma unroll
@@ -531,6 +561,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       __syncwarp();  // every lane's loads are in registers: the packed stage may be refilled
       if (lane == 0) hopper::mbarrier_arrive(&packed_empty[ps]);
       hopper::mbarrier_wait(&b_full[s], phase);
+      if (TILE_CLOCKS && threadIdx.x % 128 == 0) tile_clock(it, 4 + c, 1);
       hopper::wgmma_fence();
 #pragma unroll
       for (int ks = 0; ks < kSteps; ++ks)
@@ -539,6 +570,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
           Mma::mma(acc[h], af[h][ks], hopper::desc_k_major_sw128(s8_b(s) + ks * 32), kt > 0 || ks > 0);
       hopper::wgmma_commit();
       hopper::wgmma_wait<1>();  // tile it - 1's wgmma are done: its INT8 B and its A registers are free
+      if (TILE_CLOCKS && threadIdx.x % 128 == 0) tile_clock(it, 4 + c, 2);
       if (kt > 0 && lane == 0) hopper::mbarrier_arrive(&b_empty[(it - 1) % kStages]);
     };
     int it = 0;

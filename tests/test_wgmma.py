@@ -866,6 +866,27 @@ def test_packed_b_read_from_global_memory(built, tmp_path):
     assert "B_GLOBAL (1 .. 3 K tiles ahead): one K tile at a time" in (tmp_path / "k.log").read_text()
 
 
+def test_tile_clocks_record_only_where_asked(built, tmp_path):
+    """TILE_CLOCKS=1 (a development build) reads the SM clock at three points of each K tile in
+    each producer warp and each consumer warpgroup: 3 reads in the producer's loop and 3 in each of
+    the consumers' two unrolled K tiles (9 S2R SR_CLOCKLO), each stored to the array the host reads
+    back (int4_tile_clocks, a global of the cubin); the 16 wgmma stay. Off, the registered build's
+    SASS is unchanged and holds no clock read."""
+    kernel = "int4_wgmma_epi_tma"
+    t = tiling_from_config(CONFIG, kernel)
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=1"],
+                 tmp_path / "on.cubin", tmp_path / "on.json", tmp_path / "on.sass", tmp_path / "on.log")
+    sass = (tmp_path / "on.sass").read_text()
+    assert len(re.findall(r"SR_CLOCKLO", sass)) == 9
+    assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0]
+    assert b"int4_tile_clocks" in (tmp_path / "on.cubin").read_bytes()
+    registered = built[kernel][1]
+    assert "SR_CLOCK" not in registered
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=0"],
+                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
+    assert (tmp_path / "off.sass").read_text() == registered
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("kernel, ahead", [("int4_wgmma_epi_tma", 1), ("int4_wgmma_epi_tma", 2),
                                            ("int4_wgmma_epi_tma", 3), ("int4_wgmma_persistent", 2)])

@@ -1,0 +1,86 @@
+"""Development call: where a K tile's time goes in int4_wgmma_epi_tma, tile by tile.
+
+Why: its `--set full` profiles put 20 % of the PC samples on the consumers' wait for the INT8 B
+(`b_full`) and 8-10 % on the producer's wait for a free INT8 B stage (`b_empty`), at once; 2 to 5
+stages ran within 1-2 % of each other, and halving the producer's work per thread (two producer
+warpgroups) lost 17 %. PC samples do not say which warp waits when. The build parameter
+TILE_CLOCKS of kernels/int4_wgmma.cuh records, per K tile, clock() (SM cycles, 32 bits) of
+- each producer warp (lane 0): packed tile landed, INT8 B stage free, INT8 B written and released;
+- warp 0 of each consumer warpgroup: packed tile landed, INT8 B ready, the previous K tile's wgmma
+  complete (the release of its INT8 B stage follows at once);
+for the first 256 K tiles (4 blocks of C) of CTAs 0-7.
+
+The call (from the repository root, with $OUT set): builds int4_wgmma_epi_tma with TILE_CLOCKS
+0 and 1; checks both at N = 8192 (256 sampled rows, exact); event-times both (10 warm-ups, 50
+launches, 5 rounds in alternating order) to show what the recording costs; then launches the
+recording build 3 times, zeroes the array, launches once and reads it back. Writes
+$OUT/clocks.npz (the array, [cta][K tile][row][event], uint32) and $OUT/clocks.json (checks,
+rates, GPU). `python3 docs/gpu-runs/2026-12-07_int4_clocks/summary.py` reads them."""
+import json, os, subprocess, sys, time
+from pathlib import Path
+import numpy as np
+import yaml
+sys.path.insert(0, os.getcwd())
+from analysis.gpu.build import build_kernel
+from analysis.gpu.config import tiling_from_config
+from analysis.gpu.harness import make_inputs, sample_rows
+from analysis.gpu.harness.driver import _check
+from analysis.gpu.harness.runner import GemmRunner
+from analysis.precision import gemm_ops, precision_of
+
+W = Path("/tmp/wclocks"); W.mkdir(exist_ok=True)
+OUT = Path(os.environ["OUT"])
+CFG = yaml.safe_load(open("config/config.yaml"))
+KERNEL = "int4_wgmma_epi_tma"
+N = 8192
+T0 = time.time()
+
+
+def log(*a):
+    print(f"[{time.time() - T0:6.1f}s]", *a, flush=True)
+
+
+gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,power.limit", "--format=csv,noheader"],
+                     capture_output=True, text=True).stdout.strip()
+log("gpu:", gpu)
+tiling = tiling_from_config(CFG, KERNEL)
+inputs = make_inputs(precision_of("int4"), N, N, N, np.random.default_rng(17))
+runs = {}
+res = {"gpu": gpu, "kernel": KERNEL, "n": N, "builds": {}}
+try:
+    for rec in (0, 1):
+        tag = f"clocks{rec}"
+        build_kernel(Path("kernels") / f"{KERNEL}.cu", KERNEL, "sm_90", tiling.defines() + [f"-DTILE_CLOCKS={rec}"],
+                     W / f"{tag}.cubin", W / f"{tag}.json", W / f"{tag}.sass", W / f"{tag}.log")
+        runs[tag] = GemmRunner(W / f"{tag}.cubin", KERNEL, "int4", tiling, N, N, N, 7, tma=True, inputs=inputs)
+        chk = runs[tag].check(sample_rows(N, 256, np.random.default_rng(3)))
+        res["builds"][tag] = {"TILE_CLOCKS": rec, "check_passed": bool(chk.passed), "rates_top_s": []}
+        log(tag, "check", chk.passed)
+    for r in range(5):
+        for tag in (("clocks0", "clocks1") if r % 2 == 0 else ("clocks1", "clocks0")):
+            if not res["builds"][tag]["check_passed"]:
+                continue
+            time.sleep(0.5)
+            rate = gemm_ops(N, N, N) / runs[tag].time(10, 50).median_ns / 1e3
+            res["builds"][tag]["rates_top_s"].append(rate)
+            log(tag, f"round {r}: {rate:.1f} TOP/s")
+    run = runs["clocks1"]
+    if res["builds"]["clocks1"]["check_passed"]:
+        dptr, size = _check(run.cu.cuModuleGetGlobal(run.module, b"int4_tile_clocks"), "cuModuleGetGlobal")
+        for _ in range(3):
+            run.launch()
+        run.sync()
+        _check(run.cu.cuMemsetD8(dptr, 0, size), "cuMemsetD8")
+        run.launch()
+        run.sync()
+        host = np.zeros(size // 4, np.uint32)
+        _check(run.cu.cuMemcpyDtoH(host.ctypes.data, dptr, size), "cuMemcpyDtoH")
+        arr = host.reshape(8, 256, 6, 3)
+        np.savez_compressed(OUT / "clocks.npz", clocks=arr)
+        res["recorded_nonzero"] = int((arr > 0).sum())
+        log("recorded", res["recorded_nonzero"], "of", arr.size)
+finally:
+    for r in runs.values():
+        r.close()
+(OUT / "clocks.json").write_text(json.dumps(res, indent=1))
+log("done")
