@@ -63,6 +63,21 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
   } while (!done);
 }
 
+// Spin until the phases of parity `pa` of `a` and `pb` of `b` have both completed: each round
+// issues both try_waits before either result is used, so that their round trips overlap instead
+// of following each other.
+__device__ __forceinline__ void mbarrier_wait_both(uint64_t* a, uint32_t pa, uint64_t* b, uint32_t pb) {
+  uint32_t done;
+  do {
+    asm volatile(
+        "{\n .reg .pred p, q;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        " mbarrier.try_wait.parity.shared::cta.b64 q, [%3], %4;\n and.pred p, p, q;\n selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(smem_u32(a)), "r"(pa), "r"(smem_u32(b)), "r"(pb)
+        : "memory");
+  } while (!done);
+}
+
 // ---- clusters (sm_90) ------------------------------------------------------------------
 // A cluster's CTAs run at the same time on one GPC and address each other's shared memory
 // (PTX ISA "Cluster of Cooperative Thread Arrays", mapa, barrier.cluster).

@@ -155,6 +155,12 @@
 #ifndef TILE_CLOCKS
 #define TILE_CLOCKS 0
 #endif
+// WAIT_BOTH=1: the producer waits for its packed tile and for a free INT8 B stage in one loop
+// whose try_waits are issued back to back (hopper::mbarrier_wait_both), instead of one wait after
+// the other, each a round trip to the barrier unit. 0: the registered kernels.
+#ifndef WAIT_BOTH
+#define WAIT_BOTH 0
+#endif
 
 namespace i4wg {
 
@@ -217,6 +223,8 @@ static_assert(!UNPACK_EARLY || kGroup == 2, "UNPACK_EARLY needs UNPACK_GROUP 2")
 static_assert(!kSplitRings || (kGroup == 1 && kPackedStages >= 2 && kPackedStageBytes % kAlign == 0),
               "PACKED_STAGES other than STAGES: one K tile at a time (UNPACK_GROUP 1), at least two packed stages");
 static_assert(!UNPACK_LOAD_FIRST || kGroup == 1, "UNPACK_LOAD_FIRST: one K tile at a time (UNPACK_GROUP 1)");
+static_assert(!WAIT_BOTH || (kGroup == 1 && !UNPACK_LOAD_FIRST && !kBGlobal && !TILE_CLOCKS),
+              "WAIT_BOTH: one K tile at a time, the packed B read after both waits, no clock reads");
 static_assert((LAYOUT_ROTATE == 0 && LAYOUT_B8_LAST == 0) || (!kSplitRings && LAYOUT_ROTATE >= 0 && LAYOUT_ROTATE < kStages),
               "LAYOUT_ROTATE (0 .. STAGES - 1) and LAYOUT_B8_LAST: the interleaved layout only");
 static_assert((LAYOUT_PAD == 0 || !kSplitRings) && LAYOUT_PAD % kAlign == 0 && LAYOUT_OFFSET % kAlign == 0 &&
@@ -494,10 +502,14 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       if constexpr (kGroup == 1) {
         const int s = it % kStages;
         const int ps = kSplitRings ? unpack_pos.stage : s;
-        hopper::mbarrier_wait(&packed_full[ps], kSplitRings ? unpack_pos.phase : phase);
-        if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 0);
-        if constexpr (UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), threadIdx.x);
-        hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
+        if constexpr (WAIT_BOTH) {
+          hopper::mbarrier_wait_both(&packed_full[ps], kSplitRings ? unpack_pos.phase : phase, &b_empty[s], phase ^ 1);
+        } else {
+          hopper::mbarrier_wait(&packed_full[ps], kSplitRings ? unpack_pos.phase : phase);
+          if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 0);
+          if constexpr (UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), threadIdx.x);
+          hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
+        }
         if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 1);
         if constexpr (!UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), threadIdx.x);
         unpack_store(s8_b(s), q[0], threadIdx.x);

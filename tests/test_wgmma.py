@@ -887,6 +887,32 @@ def test_tile_clocks_record_only_where_asked(built, tmp_path):
     assert (tmp_path / "off.sass").read_text() == registered
 
 
+def test_the_producer_can_wait_for_both_barriers_at_once(built, tmp_path):
+    """WAIT_BOTH=1 issues the INT4 producer's two waits of a K tile (packed tile landed, INT8 B
+    stage free) back to back: two adjacent SYNCS.PHASECHK.TRANS64.TRYWAIT on different barriers,
+    and two fewer try_waits in all (the producer's separate waits and their retry copies go);
+    nothing spills. Off, the registered SASS is unchanged; with the clock reads it is refused."""
+    kernel = "int4_wgmma_epi_tma"
+    t = tiling_from_config(CONFIG, kernel)
+    usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DWAIT_BOTH=1"],
+                         tmp_path / "on.cubin", tmp_path / "on.json", tmp_path / "on.sass", tmp_path / "on.log")
+    assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0
+    sass = (tmp_path / "on.sass").read_text()
+    registered = built[kernel][1]
+    insts = [ln for ln in sass.splitlines() if re.match(r"\s*/\*[0-9a-f]{4}\*/", ln)]  # one line per instruction
+    pairs = [(a, b) for a, b in zip(insts, insts[1:]) if "TRYWAIT" in a and "TRYWAIT" in b
+             and a.split("[")[1].split("]")[0] != b.split("[")[1].split("]")[0]]
+    assert len(pairs) == 1
+    assert len(re.findall(r"TRYWAIT", sass)) == len(re.findall(r"TRYWAIT", registered)) - 2
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DWAIT_BOTH=0"],
+                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
+    assert (tmp_path / "off.sass").read_text() == registered
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "WAIT_BOTH: one K tile at a time" in (tmp_path / "k.log").read_text()
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("kernel, ahead", [("int4_wgmma_epi_tma", 1), ("int4_wgmma_epi_tma", 2),
                                            ("int4_wgmma_epi_tma", 3), ("int4_wgmma_persistent", 2)])

@@ -10,12 +10,18 @@ TILE_CLOCKS of kernels/int4_wgmma.cuh records, per K tile, clock() (SM cycles, 3
   complete (the release of its INT8 B stage follows at once);
 for the first 256 K tiles (4 blocks of C) of CTAs 0-7.
 
-The call (from the repository root, with $OUT set): builds int4_wgmma_epi_tma with TILE_CLOCKS
-0 and 1; checks both at N = 8192 (256 sampled rows, exact); event-times both (10 warm-ups, 50
-launches, 5 rounds in alternating order) to show what the recording costs; then launches the
-recording build 3 times, zeroes the array, launches once and reads it back. Writes
-$OUT/clocks.npz (the array, [cta][K tile][row][event], uint32) and $OUT/clocks.json (checks,
-rates, GPU). `python3 docs/gpu-runs/2026-12-07_int4_clocks/summary.py` reads them."""
+Beside it, WAIT_BOTH=1 (the same file): the producer's two waits of a K tile (packed tile
+landed, INT8 B stage free) issued back to back in one loop, so that their round trips to the
+barrier unit overlap. If the producer's path sets the pace, that shortens it.
+
+The call (from the repository root, with $OUT set): builds int4_wgmma_epi_tma as registered
+(clocks0), with TILE_CLOCKS=1 (clocks1) and with WAIT_BOTH=1 (wait_both), and int8_wgmma_lag
+(the INT8 kernel of the registry sets' claims); checks each at N = 8192 (256 sampled rows,
+exact); event-times each (10 warm-ups, 50 launches, 0.5 s idle before each) over 5 rounds in
+rotating order; then launches the recording build 3 times, zeroes the array, launches once and
+reads it back. Writes $OUT/clocks.npz (the array, [cta][K tile][row][event], uint32) and
+$OUT/clocks.json (checks, rates, GPU). `python3 docs/gpu-runs/2026-12-07_int4_clocks/summary.py`
+reads them."""
 import json, os, subprocess, sys, time
 from pathlib import Path
 import numpy as np
@@ -43,21 +49,25 @@ def log(*a):
 gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,power.limit", "--format=csv,noheader"],
                      capture_output=True, text=True).stdout.strip()
 log("gpu:", gpu)
-tiling = tiling_from_config(CFG, KERNEL)
-inputs = make_inputs(precision_of("int4"), N, N, N, np.random.default_rng(17))
+BUILDS = {"clocks0": (KERNEL, []), "clocks1": (KERNEL, ["-DTILE_CLOCKS=1"]), "wait_both": (KERNEL, ["-DWAIT_BOTH=1"]),
+          "int8_lag": ("int8_wgmma_lag", [])}
+inputs = {p: make_inputs(precision_of(p), N, N, N, np.random.default_rng(17)) for p in ("int4", "int8")}
 runs = {}
 res = {"gpu": gpu, "kernel": KERNEL, "n": N, "builds": {}}
 try:
-    for rec in (0, 1):
-        tag = f"clocks{rec}"
-        build_kernel(Path("kernels") / f"{KERNEL}.cu", KERNEL, "sm_90", tiling.defines() + [f"-DTILE_CLOCKS={rec}"],
+    for tag, (kernel, defines) in BUILDS.items():
+        tiling = tiling_from_config(CFG, kernel)
+        prec = CFG["kernels"][kernel]["precision"]
+        build_kernel(Path("kernels") / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + defines,
                      W / f"{tag}.cubin", W / f"{tag}.json", W / f"{tag}.sass", W / f"{tag}.log")
-        runs[tag] = GemmRunner(W / f"{tag}.cubin", KERNEL, "int4", tiling, N, N, N, 7, tma=True, inputs=inputs)
+        runs[tag] = GemmRunner(W / f"{tag}.cubin", kernel, prec, tiling, N, N, N, 7, tma=True, inputs=inputs[prec])
         chk = runs[tag].check(sample_rows(N, 256, np.random.default_rng(3)))
-        res["builds"][tag] = {"TILE_CLOCKS": rec, "check_passed": bool(chk.passed), "rates_top_s": []}
+        res["builds"][tag] = {"kernel": kernel, "defines": defines, "TILE_CLOCKS": int("-DTILE_CLOCKS=1" in defines),
+                              "check_passed": bool(chk.passed), "rates_top_s": []}
         log(tag, "check", chk.passed)
+    tags = list(BUILDS)
     for r in range(5):
-        for tag in (("clocks0", "clocks1") if r % 2 == 0 else ("clocks1", "clocks0")):
+        for tag in tags[r % len(tags):] + tags[:r % len(tags)]:
             if not res["builds"][tag]["check_passed"]:
                 continue
             time.sleep(0.5)

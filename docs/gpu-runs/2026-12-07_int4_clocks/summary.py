@@ -27,12 +27,20 @@ import numpy as np
 HERE = Path(os.environ.get("CLOCKS_DIR", Path(__file__).resolve().parent))
 info = json.loads((HERE / "clocks.json").read_text())
 print("GPU:", info["gpu"])
-for tag, b in info["builds"].items():
+builds = info["builds"]
+for tag, b in builds.items():
     r = b["rates_top_s"]
-    print(f"{tag}: TILE_CLOCKS={b['TILE_CLOCKS']} check {'passed' if b['check_passed'] else 'FAILED'}, "
+    print(f"{tag}: {b['kernel']} {' '.join(b['defines'])} check {'passed' if b['check_passed'] else 'FAILED'}, "
           f"TOP/s median {np.median(r):.1f} over {len(r)} rounds ({', '.join(f'{x:.1f}' for x in r)})")
-r0, r1 = (np.median(info["builds"][t]["rates_top_s"]) for t in ("clocks0", "clocks1"))
-print(f"recording / not recording: {r1 / r0:.3f}")
+
+
+def ratio(a, b):  # median of the per-round ratios
+    return float(np.median(np.array(builds[a]["rates_top_s"]) / np.array(builds[b]["rates_top_s"])))
+
+
+print(f"per-round medians: clocks1 / clocks0 {ratio('clocks1', 'clocks0'):.3f}, wait_both / clocks0 "
+      f"{ratio('wait_both', 'clocks0'):.3f}, clocks0 / int8_lag {ratio('clocks0', 'int8_lag'):.3f}, "
+      f"wait_both / int8_lag {ratio('wait_both', 'int8_lag'):.3f}")
 
 raw = np.load(HERE / "clocks.npz")["clocks"].astype(np.int64)  # [cta][t][row][event]
 ctas, tiles = raw.shape[:2]
