@@ -23,6 +23,7 @@ reads it back. Writes $OUT/clocks.npz (the array, [cta][K tile][row][event], uin
 $OUT/clocks.json (checks, rates, GPU). `python3 docs/gpu-runs/2026-12-07_int4_clocks/summary.py`
 reads them."""
 import json, os, subprocess, sys, time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import numpy as np
 import yaml
@@ -54,12 +55,21 @@ BUILDS = {"clocks0": (KERNEL, []), "clocks1": (KERNEL, ["-DTILE_CLOCKS=1"]), "wa
 inputs = {p: make_inputs(precision_of(p), N, N, N, np.random.default_rng(17)) for p in ("int4", "int8")}
 runs = {}
 res = {"gpu": gpu, "kernel": KERNEL, "n": N, "builds": {}}
+
+
+def build(tag):
+    kernel, defines = BUILDS[tag]
+    build_kernel(Path("kernels") / f"{kernel}.cu", kernel, "sm_90", tiling_from_config(CFG, kernel).defines() + defines,
+                 W / f"{tag}.cubin", W / f"{tag}.json", W / f"{tag}.sass", W / f"{tag}.log")
+
+
+with ThreadPoolExecutor(len(BUILDS)) as pool:  # nvcc processes side by side
+    list(pool.map(build, BUILDS))
+log("built", ", ".join(BUILDS))
 try:
     for tag, (kernel, defines) in BUILDS.items():
         tiling = tiling_from_config(CFG, kernel)
         prec = CFG["kernels"][kernel]["precision"]
-        build_kernel(Path("kernels") / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + defines,
-                     W / f"{tag}.cubin", W / f"{tag}.json", W / f"{tag}.sass", W / f"{tag}.log")
         runs[tag] = GemmRunner(W / f"{tag}.cubin", kernel, prec, tiling, N, N, N, 7, tma=True, inputs=inputs[prec])
         chk = runs[tag].check(sample_rows(N, 256, np.random.default_rng(3)))
         res["builds"][tag] = {"kernel": kernel, "defines": defines, "TILE_CLOCKS": int("-DTILE_CLOCKS=1" in defines),
