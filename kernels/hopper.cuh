@@ -64,8 +64,8 @@ __device__ __forceinline__ void mbarrier_wait(uint64_t* bar, uint32_t parity) {
 }
 
 // Spin until the phases of parity `pa` of `a` and `pb` of `b` have both completed: each round
-// issues both try_waits before either result is used, so that their round trips overlap instead
-// of following each other.
+// issues both try_waits before either result is used, so that their round trips may overlap
+// instead of following each other (a try_wait may hold its warp until its phase completes).
 __device__ __forceinline__ void mbarrier_wait_both(uint64_t* a, uint32_t pa, uint64_t* b, uint32_t pb) {
   uint32_t done;
   do {

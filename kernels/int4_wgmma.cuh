@@ -157,7 +157,7 @@
 #endif
 // WAIT_BOTH=1: the producer waits for its packed tile and for a free INT8 B stage in one loop
 // whose try_waits are issued back to back (hopper::mbarrier_wait_both), instead of one wait after
-// the other, each a round trip to the barrier unit. 0: the registered kernels.
+// the other, each a round trip to the barrier unit (meant to overlap them). 0: the registered kernels.
 #ifndef WAIT_BOTH
 #define WAIT_BOTH 0
 #endif
@@ -223,6 +223,8 @@ static_assert(!UNPACK_EARLY || kGroup == 2, "UNPACK_EARLY needs UNPACK_GROUP 2")
 static_assert(!kSplitRings || (kGroup == 1 && kPackedStages >= 2 && kPackedStageBytes % kAlign == 0),
               "PACKED_STAGES other than STAGES: one K tile at a time (UNPACK_GROUP 1), at least two packed stages");
 static_assert(!UNPACK_LOAD_FIRST || kGroup == 1, "UNPACK_LOAD_FIRST: one K tile at a time (UNPACK_GROUP 1)");
+static_assert(!TILE_CLOCKS || (PRODUCER_WARPS == 4 && kConsumers == 2 && kGroup == 1 && !kBGlobal && kPersistent),
+              "TILE_CLOCKS: the persistent build with one producer and two consumer warpgroups, one K tile at a time");
 static_assert(!WAIT_BOTH || (kGroup == 1 && !UNPACK_LOAD_FIRST && !kBGlobal && !TILE_CLOCKS),
               "WAIT_BOTH: one K tile at a time, the packed B read after both waits, no clock reads");
 static_assert((LAYOUT_ROTATE == 0 && LAYOUT_B8_LAST == 0) || (!kSplitRings && LAYOUT_ROTATE >= 0 && LAYOUT_ROTATE < kStages),

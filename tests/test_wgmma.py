@@ -874,14 +874,19 @@ def test_tile_clocks_record_only_where_asked(built, tmp_path):
     SASS is unchanged and holds no clock read."""
     kernel = "int4_wgmma_epi_tma"
     t = tiling_from_config(CONFIG, kernel)
-    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=1"],
-                 tmp_path / "on.cubin", tmp_path / "on.json", tmp_path / "on.sass", tmp_path / "on.log")
+    usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=1"],
+                         tmp_path / "on.cubin", tmp_path / "on.json", tmp_path / "on.sass", tmp_path / "on.log")
+    assert usage.stack_bytes <= 8 and usage.spill_store_bytes <= 8  # one value, the CTA's block count
     sass = (tmp_path / "on.sass").read_text()
     assert len(re.findall(r"SR_CLOCKLO", sass)) == 9
     assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0]
     assert b"int4_tile_clocks" in (tmp_path / "on.cubin").read_bytes()
     registered = built[kernel][1]
     assert "SR_CLOCK" not in registered
+    with pytest.raises(AnalysisError):  # its rows are one producer and two consumer warpgroups'
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=1", "-DPRODUCER_WARPS=8"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "TILE_CLOCKS: the persistent build" in (tmp_path / "k.log").read_text()
     build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=0"],
                  tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
     assert (tmp_path / "off.sass").read_text() == registered
@@ -911,6 +916,25 @@ def test_the_producer_can_wait_for_both_barriers_at_once(built, tmp_path):
         build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1"],
                      tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
     assert "WAIT_BOTH: one K tile at a time" in (tmp_path / "k.log").read_text()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("define", ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1"])
+def test_two_waits_at_once_and_clock_reads_keep_c_exact(tmp_path, define):
+    """With the producer's two waits issued together (WAIT_BOTH) or the clock reads (TILE_CLOCKS),
+    int4_wgmma_epi_tma is exact at every configured N on an sm_90 GPU, all of C checked, and on 2
+    CTAs at N = 1024 (16 blocks each)."""
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
+
+    kernel = "int4_wgmma_epi_tma"
+    arch = detect_gpu().arch
+    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
+        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
+    t = tiling_from_config(CONFIG, kernel)
+    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines() + [define], tmp_path / "k.cubin",
+                  tmp_path / "k.json")
+    assert_exact_at_every_size(tmp_path / "k.cubin", kernel, t)
 
 
 @pytest.mark.gpu

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The development call, from the repository root, with $OUT set: clocks.py (this folder), then the
-# GPU test of the recording build; nvidia-smi's description of the GPU and both logs go back in
-# logs.tar.xz.
+# The development call, from the repository root, with $OUT set: clocks.py (this folder), then
+# summary.py on its files (summary.txt); nvidia-smi's description of the GPU and clocks.py's output
+# go back in logs.tar.xz.
 set -uo pipefail
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   >/dev/null 2>&1 || true

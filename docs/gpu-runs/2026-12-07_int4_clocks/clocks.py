@@ -1,9 +1,9 @@
 """Development call: where a K tile's time goes in int4_wgmma_epi_tma, tile by tile.
 
 Why: its `--set full` profiles put 20 % of the PC samples on the consumers' wait for the INT8 B
-(`b_full`) and 8-10 % on the producer's wait for a free INT8 B stage (`b_empty`), at once; 2 to 5
-stages ran within 1-2 % of each other, and halving the producer's work per thread (two producer
-warpgroups) lost 17 %. PC samples do not say which warp waits when. The build parameter
+(`b_full`) and 8-10 % on the producer's wait for a free INT8 B stage (`b_empty`), at once; 3 and 5
+stages ran within 0.6-2.4 % of 4 (2 stages lost 10 %), and halving the producer's work per thread
+(two producer warpgroups) lost 17 %. PC samples do not say which warp waits when. The build parameter
 TILE_CLOCKS of kernels/int4_wgmma.cuh records, per K tile, clock() (SM cycles, 32 bits) of
 - each producer warp (lane 0): packed tile landed, INT8 B stage free, INT8 B written and released;
 - warp 0 of each consumer warpgroup: packed tile landed, INT8 B ready, the previous K tile's wgmma
@@ -99,8 +99,8 @@ try:
         np.savez_compressed(OUT / "clocks.npz", clocks=arr)
         res["recorded_nonzero"] = int((arr > 0).sum())
         log("recorded", res["recorded_nonzero"], "of", arr.size)
-finally:
+finally:  # what was measured is written even if a later step failed
     for r in runs.values():
         r.close()
-(OUT / "clocks.json").write_text(json.dumps(res, indent=1))
+    (OUT / "clocks.json").write_text(json.dumps(res, indent=1))
 log("done")

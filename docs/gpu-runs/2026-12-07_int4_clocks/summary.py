@@ -30,17 +30,23 @@ print("GPU:", info["gpu"])
 builds = info["builds"]
 for tag, b in builds.items():
     r = b["rates_top_s"]
-    print(f"{tag}: {b['kernel']} {' '.join(b['defines'])} check {'passed' if b['check_passed'] else 'FAILED'}, "
-          f"TOP/s median {np.median(r):.1f} over {len(r)} rounds ({', '.join(f'{x:.1f}' for x in r)})")
+    rates = f"TOP/s median {np.median(r):.1f} over {len(r)} rounds ({', '.join(f'{x:.1f}' for x in r)})" if r else "not timed"
+    print(f"{tag}: {b['kernel']} {' '.join(b['defines'])} check {'passed' if b['check_passed'] else 'FAILED'}, {rates}")
 
 
-def ratio(a, b):  # median of the per-round ratios
-    return float(np.median(np.array(builds[a]["rates_top_s"]) / np.array(builds[b]["rates_top_s"])))
 
 
-print(f"per-round medians: clocks1 / clocks0 {ratio('clocks1', 'clocks0'):.3f}, wait_both / clocks0 "
-      f"{ratio('wait_both', 'clocks0'):.3f}, clocks0 / int8_lag {ratio('clocks0', 'int8_lag'):.3f}, "
-      f"wait_both / int8_lag {ratio('wait_both', 'int8_lag'):.3f}")
+def ratio(a, b):  # median of the per-round ratios, or why there is none
+    ra, rb = (builds.get(t, {}).get("rates_top_s", []) for t in (a, b))
+    if not ra or len(ra) != len(rb):
+        return f"{a} / {b}: no rounds of both"
+    return f"{a} / {b} {np.median(np.array(ra) / np.array(rb)):.3f}"
+
+
+print("per-round medians:", ", ".join(ratio(a, b) for a, b in (("clocks1", "clocks0"), ("wait_both", "clocks0"),
+                                                                ("clocks0", "int8_lag"), ("wait_both", "int8_lag"))))
+if not (HERE / "clocks.npz").exists():
+    raise SystemExit(f"{HERE / 'clocks.npz'}: no clocks recorded (the recording build failed its check or the call stopped)")
 
 raw = np.load(HERE / "clocks.npz")["clocks"].astype(np.int64)  # [cta][t][row][event]
 ctas, tiles = raw.shape[:2]
