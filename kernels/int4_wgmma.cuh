@@ -216,6 +216,7 @@ static_assert(kBlockN * 4 % kProducerThreads == 0, "whole packed chunks per prod
 static_assert(kStageBytes % kAlign == 0 && kS8B % kAlign == 0, "every stage keeps the swizzles' 1024-byte alignment");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 constexpr int kGroup = UNPACK_GROUP;
+constexpr int kClockCtas = 8, kClockTiles = 256;  // TILE_CLOCKS: the CTAs and K tiles recorded
 static_assert(kGroup == 1 || (kGroup == 2 && kPersistent && kStages % 2 == 0),
               "UNPACK_GROUP 2: persistent (an even count of K tiles) and an even count of stages, so a "
               "group's tiles share one phase");
@@ -347,16 +348,11 @@ __device__ hopper::TensorMap wgmma_tma_c;
 // [cta][K tile][row][event]: rows 0-3 the producer warps (events: packed tile landed, INT8 B stage
 // free, INT8 B written and released), rows 4-5 the consumer warpgroups (events: packed tile landed,
 // INT8 B ready, the previous K tile's wgmma complete).
-__device__ unsigned int int4_tile_clocks[8 * 256 * 6 * 3];
+__device__ unsigned int int4_tile_clocks[i4wg::kClockCtas * i4wg::kClockTiles * 6 * 3];
 #endif
 
 namespace i4wg {
 
-constexpr int kClockCtas = 8, kClockTiles = 256;
-#if TILE_CLOCKS
-static_assert(sizeof(int4_tile_clocks) == kClockCtas * kClockTiles * 6 * 3 * sizeof(unsigned int),
-              "int4_tile_clocks: kClockCtas x kClockTiles x 6 rows x 3 events");
-#endif
 // TILE_CLOCKS: record event `ev` of K tile `it` for `row` (the caller picks the recording lane).
 __device__ __forceinline__ void tile_clock([[maybe_unused]] int it, [[maybe_unused]] int row, [[maybe_unused]] int ev) {
 #if TILE_CLOCKS

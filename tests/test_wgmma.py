@@ -728,23 +728,29 @@ def assert_exact_at_every_size(cubin: Path, kernel: str, tiling: Tiling) -> None
         assert chk.passed, (n, ctas, chk)
 
 
+def assert_build_exact_at_every_size(tmp_path: Path, kernel: str, tiling: Tiling, defines: list[str]) -> None:
+    """On the sm_90 GPU: ``kernel`` built with ``tiling`` and the extra ``defines`` passes
+    :func:`assert_exact_at_every_size`; skipped where the GPU's architecture is not one the
+    registry lists for it."""
+    from analysis.gpu.build import compile_cubin
+    from analysis.gpu.device import detect_gpu
+
+    arch = detect_gpu().arch
+    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
+        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
+    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, tiling.defines() + defines, tmp_path / "k.cubin",
+                  tmp_path / "k.json")
+    assert_exact_at_every_size(tmp_path / "k.cubin", kernel, tiling)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("tag", sorted(MOVED_LAYOUTS))
 def test_moved_layouts_are_correct_at_every_size(tmp_path, tag):
     """With its stages moved as a whole, each kernel is exact at every configured N on an sm_90
     GPU, all of C checked, and on 2 CTAs at N = 1024 (16 blocks each: the ring wraps several
     times within a CTA)."""
-    from analysis.gpu.build import compile_cubin
-    from analysis.gpu.device import detect_gpu
-
     kernel, defines, _, _ = MOVED_LAYOUTS[tag]
-    arch = detect_gpu().arch
-    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
-        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
-    t = moved_layout_tiling(tag)
-    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines() + defines, tmp_path / "k.cubin",
-                  tmp_path / "k.json")
-    assert_exact_at_every_size(tmp_path / "k.cubin", kernel, t)
+    assert_build_exact_at_every_size(tmp_path, kernel, moved_layout_tiling(tag), defines)
 
 
 def test_two_producer_warpgroups(built, tmp_path):
@@ -785,19 +791,11 @@ def test_packed_ring_builds_are_correct_at_every_size(tmp_path, packed, slots, p
     (PRODUCER_WARPS=8), the INT4 kernel is exact at every configured N on an sm_90 GPU, all of C
     checked, and on 2 CTAs at N = 1024 (16 blocks each: both rings wrap several times within a
     CTA)."""
-    from analysis.gpu.build import compile_cubin
-    from analysis.gpu.device import detect_gpu
-
     kernel = "int4_wgmma_persistent"
-    arch = detect_gpu().arch
-    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
-        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
     t = packed_ring_tiling(dataclasses.replace(tiling_from_config(CONFIG, kernel), producer_warps=producer_warps),
                            packed, slots, stages)
-    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch,
-                  t.defines() + [f"-DPACKED_STAGES={packed}", "-DUNPACK_BASE_ADDR=1", f"-DEPI_TMA={slots}"]
-                  + ([extra] if extra else []), tmp_path / "k.cubin", tmp_path / "k.json")
-    assert_exact_at_every_size(tmp_path / "k.cubin", kernel, t)
+    assert_build_exact_at_every_size(tmp_path, kernel, t, [f"-DPACKED_STAGES={packed}", "-DUNPACK_BASE_ADDR=1",
+                                                           f"-DEPI_TMA={slots}"] + ([extra] if extra else []))
 
 
 def test_l2_policies_mark_only_the_chosen_operand(built, tmp_path):
@@ -924,17 +922,8 @@ def test_two_waits_at_once_and_clock_reads_keep_c_exact(tmp_path, define):
     """With the producer's two waits issued together (WAIT_BOTH) or the clock reads (TILE_CLOCKS),
     int4_wgmma_epi_tma is exact at every configured N on an sm_90 GPU, all of C checked, and on 2
     CTAs at N = 1024 (16 blocks each)."""
-    from analysis.gpu.build import compile_cubin
-    from analysis.gpu.device import detect_gpu
-
     kernel = "int4_wgmma_epi_tma"
-    arch = detect_gpu().arch
-    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
-        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
-    t = tiling_from_config(CONFIG, kernel)
-    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines() + [define], tmp_path / "k.cubin",
-                  tmp_path / "k.json")
-    assert_exact_at_every_size(tmp_path / "k.cubin", kernel, t)
+    assert_build_exact_at_every_size(tmp_path, kernel, tiling_from_config(CONFIG, kernel), [define])
 
 
 @pytest.mark.gpu
@@ -944,13 +933,4 @@ def test_packed_b_from_global_memory_is_correct_at_every_size(tmp_path, kernel, 
     """With its packed B read from global memory `ahead` K tiles ahead (B_GLOBAL), the INT4 kernel
     is exact at every configured N on an sm_90 GPU, all of C checked, and on 2 CTAs at N = 1024
     (16 blocks each: the register ring runs across block changes)."""
-    from analysis.gpu.build import compile_cubin
-    from analysis.gpu.device import detect_gpu
-
-    arch = detect_gpu().arch
-    if kernel_target(arch, CONFIG["kernels"][kernel]["archs"]) is None:
-        pytest.skip(skipped_for_arch({kernel: CONFIG["kernels"][kernel]}, arch)[0])
-    t = tiling_from_config(CONFIG, kernel)
-    compile_cubin(REPO / "kernels" / f"{kernel}.cu", kernel, arch, t.defines() + [f"-DB_GLOBAL={ahead}"],
-                  tmp_path / "k.cubin", tmp_path / "k.json")
-    assert_exact_at_every_size(tmp_path / "k.cubin", kernel, t)
+    assert_build_exact_at_every_size(tmp_path, kernel, tiling_from_config(CONFIG, kernel), [f"-DB_GLOBAL={ahead}"])
