@@ -152,6 +152,11 @@
 // consumer warpgroup writes clock() (32 bits) at three points of each K tile into int4_tile_clocks (the
 // first kClockTiles K tiles of CTAs 0 .. kClockCtas - 1), which the host reads back: where a K
 // tile's time goes, tile by tile. 0: the registered kernels.
+// TILE_CLOCKS=2: the same clock reads kept in shared memory (kClockSmemTiles K tiles from
+// kClockFirst, every CTA below kClockCtas2) and copied to int4_tile_clocks at each role's end. In
+// TILE_CLOCKS=1 the mbarrier arrivals and the copy's expect_tx (release semantics) follow global
+// stores of clock values and may wait for them (docs/perf-notes.md); shared-memory stores do not
+// leave the SM.
 #ifndef TILE_CLOCKS
 #define TILE_CLOCKS 0
 #endif
@@ -217,6 +222,8 @@ static_assert(kStageBytes % kAlign == 0 && kS8B % kAlign == 0, "every stage keep
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 constexpr int kGroup = UNPACK_GROUP;
 constexpr int kClockCtas = 8, kClockTiles = 256;  // TILE_CLOCKS: the CTAs and K tiles recorded
+constexpr int kClockCtas2 = 160, kClockFirst = 72, kClockSmemTiles = 24;  // TILE_CLOCKS=2: the CTAs, the first K tile, the K tiles
+constexpr int kClockValues = TILE_CLOCKS == 2 ? kClockCtas2 * kClockSmemTiles * 6 * 3 : kClockCtas * kClockTiles * 6 * 3;
 static_assert(kGroup == 1 || (kGroup == 2 && kPersistent && kStages % 2 == 0),
               "UNPACK_GROUP 2: persistent (an even count of K tiles) and an even count of stages, so a "
               "group's tiles share one phase");
@@ -224,6 +231,7 @@ static_assert(!UNPACK_EARLY || kGroup == 2, "UNPACK_EARLY needs UNPACK_GROUP 2")
 static_assert(!kSplitRings || (kGroup == 1 && kPackedStages >= 2 && kPackedStageBytes % kAlign == 0),
               "PACKED_STAGES other than STAGES: one K tile at a time (UNPACK_GROUP 1), at least two packed stages");
 static_assert(!UNPACK_LOAD_FIRST || kGroup == 1, "UNPACK_LOAD_FIRST: one K tile at a time (UNPACK_GROUP 1)");
+static_assert(TILE_CLOCKS >= 0 && TILE_CLOCKS <= 2, "TILE_CLOCKS: 0 (off), 1 (global stores) or 2 (shared memory)");
 static_assert(!TILE_CLOCKS || (PRODUCER_WARPS == 4 && kConsumers == 2 && kGroup == 1 && !kBGlobal && kPersistent),
               "TILE_CLOCKS: the persistent build with one producer and two consumer warpgroups, one K tile at a time");
 static_assert(!WAIT_BOTH || (kGroup == 1 && !UNPACK_LOAD_FIRST && !kBGlobal && !TILE_CLOCKS),
@@ -347,17 +355,35 @@ __device__ hopper::TensorMap wgmma_tma_c;
 #if TILE_CLOCKS
 // [cta][K tile][row][event]: rows 0-3 the producer warps (events: packed tile landed, INT8 B stage
 // free, INT8 B written and released), rows 4-5 the consumer warpgroups (events: packed tile landed,
-// INT8 B ready, the previous K tile's wgmma complete).
-__device__ unsigned int int4_tile_clocks[i4wg::kClockCtas * i4wg::kClockTiles * 6 * 3];
+// INT8 B ready, the previous K tile's wgmma complete). TILE_CLOCKS=2: kClockSmemTiles K tiles a CTA.
+__device__ unsigned int int4_tile_clocks[i4wg::kClockValues];
+#endif
+#if TILE_CLOCKS == 2
+__shared__ unsigned int int4_tile_clocks_smem[i4wg::kClockSmemTiles * 6 * 3];
 #endif
 
 namespace i4wg {
 
 // TILE_CLOCKS: record event `ev` of K tile `it` for `row` (the caller picks the recording lane).
 __device__ __forceinline__ void tile_clock([[maybe_unused]] int it, [[maybe_unused]] int row, [[maybe_unused]] int ev) {
-#if TILE_CLOCKS
+#if TILE_CLOCKS == 1
   if (blockIdx.x == 0 && blockIdx.y < kClockCtas && it < kClockTiles)
     int4_tile_clocks[((blockIdx.y * kClockTiles + it) * 6 + row) * 3 + ev] = static_cast<unsigned int>(clock());
+#elif TILE_CLOCKS == 2
+  if (static_cast<unsigned>(it - kClockFirst) < kClockSmemTiles)
+    int4_tile_clocks_smem[((it - kClockFirst) * 6 + row) * 3 + ev] = static_cast<unsigned int>(clock());
+#endif
+}
+
+// TILE_CLOCKS=2: the recording thread of `row` copies its shared-memory clocks to int4_tile_clocks
+// (it alone wrote them, so no barrier is needed), once its role has no K tile left.
+__device__ __forceinline__ void tile_clock_flush([[maybe_unused]] int row) {
+#if TILE_CLOCKS == 2
+  if (blockIdx.x == 0 && blockIdx.y < kClockCtas2)
+    for (int i = 0; i < kClockSmemTiles; ++i)
+      for (int ev = 0; ev < 3; ++ev)
+        int4_tile_clocks[((blockIdx.y * kClockSmemTiles + i) * 6 + row) * 3 + ev] =
+            int4_tile_clocks_smem[(i * 6 + row) * 3 + ev];
 #endif
 }
 
@@ -533,6 +559,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       for (int g = 0; g < kGroup; ++g)
         if (threadIdx.x == 0 && next < total) copy_next();
     }
+    if (TILE_CLOCKS == 2 && lane == 0) tile_clock_flush(warp);
   } else {
     hopper::setmaxnreg_inc<kConsumerRegs>();
     const int c = wgroup - kProducerGroups;
@@ -636,6 +663,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
     if constexpr (kEpiSlots > 0) {
       if (threadIdx.x % 128 == 0) hopper::bulk_wait<0>();
     }
+    if (TILE_CLOCKS == 2 && threadIdx.x % 128 == 0) tile_clock_flush(4 + c);
   }
 }
 

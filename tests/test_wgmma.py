@@ -890,6 +890,29 @@ def test_tile_clocks_record_only_where_asked(built, tmp_path):
     assert (tmp_path / "off.sass").read_text() == registered
 
 
+def test_tile_clocks_in_shared_memory_fit_beside_the_stages(built, tmp_path):
+    """TILE_CLOCKS=2 keeps the same 9 clock reads in a static shared array (24 K tiles x 6 rows x 3
+    events of 4 bytes beside the barriers) and copies it to int4_tile_clocks at each role's end:
+    no stack, and static plus the registry's dynamic shared memory within the 227 KiB a block of
+    sm_90 may use (CUDA C++ Programming Guide, compute capability 9.0 table)."""
+    kernel = "int4_wgmma_epi_tma"
+    t = tiling_from_config(CONFIG, kernel)
+    usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=2"],
+                         tmp_path / "on.cubin", tmp_path / "on.json", tmp_path / "on.sass", tmp_path / "on.log")
+    assert usage.stack_bytes == usage.spill_store_bytes == 0
+    registered = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines(),
+                              tmp_path / "r.cubin", tmp_path / "r.json", tmp_path / "r.sass", tmp_path / "r.log")
+    assert usage.shared_bytes - registered.shared_bytes == 24 * 6 * 3 * 4
+    assert usage.shared_bytes + t.smem_bytes <= 227 * 1024
+    sass = (tmp_path / "on.sass").read_text()
+    assert len(re.findall(r"SR_CLOCKLO", sass)) == 9
+    assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0]
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=3"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "TILE_CLOCKS: 0 (off)" in (tmp_path / "k.log").read_text()
+
+
 def test_the_producer_can_wait_for_both_barriers_at_once(built, tmp_path):
     """WAIT_BOTH=1 issues the INT4 producer's two waits of a K tile (packed tile landed, INT8 B
     stage free) back to back: two adjacent SYNCS.PHASECHK.TRANS64.TRYWAIT on different barriers,
@@ -917,7 +940,7 @@ def test_the_producer_can_wait_for_both_barriers_at_once(built, tmp_path):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("define", ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1"])
+@pytest.mark.parametrize("define", ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1", "-DTILE_CLOCKS=2"])
 def test_two_waits_at_once_and_clock_reads_keep_c_exact(tmp_path, define):
     """With the producer's two waits issued together (WAIT_BOTH) or the clock reads (TILE_CLOCKS),
     int4_wgmma_epi_tma is exact at every configured N on an sm_90 GPU, all of C checked, and on 2

@@ -43,8 +43,9 @@ def ratio(a, b):  # median of the per-round ratios, or why there is none
     return f"{a} / {b} {np.median(np.array(ra) / np.array(rb)):.3f}"
 
 
-print("per-round medians:", ", ".join(ratio(a, b) for a, b in (("clocks1", "clocks0"), ("wait_both", "clocks0"),
-                                                                ("clocks0", "int8_lag"), ("wait_both", "int8_lag"))))
+print("per-round medians:", ", ".join(ratio(a, b) for a, b in (("clocks1", "clocks0"), ("clocks2", "clocks0"),
+                                                                ("wait_both", "clocks0"), ("clocks0", "int8_lag"),
+                                                                ("wait_both", "int8_lag")) if a in builds and b in builds))
 if not (HERE / "clocks.npz").exists():
     raise SystemExit(f"{HERE / 'clocks.npz'}: no clocks recorded (the recording build failed its check or the call stopped)")
 
@@ -58,7 +59,7 @@ for c in range(ctas):
     x[c] = np.where(x[c] > (1 << 31), x[c] - (1 << 32), x[c])
 P, C = x[:, :, :4, :], x[:, :, 4:, :]  # producer warps, consumer warpgroups
 t = np.arange(tiles)
-kt = t % 64
+kt = (t + info.get("first_tile", 0)) % 64  # the K tile within its block (64 at N = 8192)
 inner = (kt >= 2) & (kt <= 62)
 
 
@@ -88,3 +89,13 @@ pct("stage held (last P released -> stage released)", (release - last_p[:, :-1])
 pct("wgmma of t after B ready (first C)", (release - C[:, :-1, :, 1].min(axis=2))[:, tt][:, sel])
 pct("P wakes after the release (t + 4)", (P[:, 4:, :, 1] - release[:, :-3, None])[:, tt][:, sel])
 pct("consumers apart (C1 - C0, B ready)", (C[:, :, 1, 1] - C[:, :, 0, 1])[:, tt][:, sel])
+# per producer warp: which one releases a K tile last, and where each one's time goes
+last_w = P[:, :, :, 2].argmax(axis=2)[:, tt][:, sel]
+print("last producer warp to release a K tile, share of tiles:",
+      ", ".join(f"warp {w} {np.mean(last_w == w):.3f}" for w in range(4)))
+for w in range(4):
+    print(f"producer warp {w}:")
+    pct("  unpack", (P[:, :, w, 2] - P[:, :, w, 1])[:, tt][:, sel])
+    pct("  waits for the packed tile", (P[:, 1:, w, 0] - prev_done[:, :, w])[:, tt - 1][:, sel])
+    pct("  waits for the stage", (P[:, 1:, w, 1] - np.maximum(P[:, 1:, w, 0], prev_done[:, :, w]))[:, tt - 1][:, sel])
+    pct("  released after the mean of the 4", (P[:, :, w, 2] - P[:, :, :, 2].mean(axis=2))[:, tt][:, sel])
