@@ -139,6 +139,13 @@
 #ifndef B_GLOBAL
 #define B_GLOBAL 0
 #endif
+// COPY_ROTATE=1: the copy of packed tile it + STAGES (after unpacking tile it) is issued by lane 0 of
+// producer warp it % 4 instead of always by thread 0, so that no one warp carries every copy (its
+// wait for the packed stage, expect_tx, two TMA copies) on its unpacking path; every producer
+// warp's lane 0 counts the copies along. 0: the registered kernels.
+#ifndef COPY_ROTATE
+#define COPY_ROTATE 0
+#endif
 #ifndef LAYOUT_PAD
 #define LAYOUT_PAD 0
 #endif
@@ -234,6 +241,8 @@ static_assert(!UNPACK_LOAD_FIRST || kGroup == 1, "UNPACK_LOAD_FIRST: one K tile 
 static_assert(TILE_CLOCKS >= 0 && TILE_CLOCKS <= 2, "TILE_CLOCKS: 0 (off), 1 (global stores) or 2 (shared memory)");
 static_assert(!TILE_CLOCKS || (PRODUCER_WARPS == 4 && kConsumers == 2 && kGroup == 1 && !kBGlobal && kPersistent),
               "TILE_CLOCKS: the persistent build with one producer and two consumer warpgroups, one K tile at a time");
+static_assert(!COPY_ROTATE || (kGroup == 1 && !kBGlobal && !kSplitRings && PRODUCER_WARPS == 4),
+              "COPY_ROTATE: one K tile at a time, the packed tiles by TMA in the INT8 B's ring, one producer warpgroup");
 static_assert(!WAIT_BOTH || (kGroup == 1 && !UNPACK_LOAD_FIRST && !kBGlobal && !TILE_CLOCKS),
               "WAIT_BOTH: one K tile at a time, the packed B read after both waits, no clock reads");
 static_assert((LAYOUT_ROTATE == 0 && LAYOUT_B8_LAST == 0) || (!kSplitRings && LAYOUT_ROTATE >= 0 && LAYOUT_ROTATE < kStages),
@@ -446,7 +455,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
     int next = 0, copy_kt = 0, copy_i = 0;
     tuned::BlockCoord copy_blk = tiles.block(0);
     RingPos<kPackedStages> copy_pos;  // the packed stage of tile `next` (kSplitRings)
-    auto copy_next = [&]() {
+    auto copy_next = [&](bool issue = true) {  // issue false (COPY_ROTATE): only count it along
       const int s = kSplitRings ? copy_pos.stage : next % kStages;
       const uint32_t empty_parity = kSplitRings ? copy_pos.phase ^ 1 : ((next / kStages) & 1) ^ 1;
       if constexpr (kSplitRings) copy_pos.advance();
@@ -458,17 +467,19 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
           if (++copy_i < tiles.mine) copy_blk = tiles.block(copy_i);
         }
       }
-      hopper::mbarrier_wait(&packed_empty[s], empty_parity);
-      hopper::mbarrier_arrive_expect_tx(&packed_full[s], kBGlobal ? kPackedA : kPackedA + kPackedB);
-      uint8_t* dst_a = kSplitRings ? smem + kStagesOffset + kStages * kS8B + s * kPackedStageBytes
-                                   : smem + kStagesOffset + s * kSlotStride + (LAYOUT_B8_LAST ? 0 : kS8B);
-      hopper::tma_load_2d(dst_a, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM, &packed_full[s]);
-      if constexpr (!kBGlobal)
-        hopper::tma_load_2d(dst_a + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes, blk.n * kBlockN, &packed_full[s]);
+      if (!COPY_ROTATE || issue) {
+        hopper::mbarrier_wait(&packed_empty[s], empty_parity);
+        hopper::mbarrier_arrive_expect_tx(&packed_full[s], kBGlobal ? kPackedA : kPackedA + kPackedB);
+        uint8_t* dst_a = kSplitRings ? smem + kStagesOffset + kStages * kS8B + s * kPackedStageBytes
+                                     : smem + kStagesOffset + s * kSlotStride + (LAYOUT_B8_LAST ? 0 : kS8B);
+        hopper::tma_load_2d(dst_a, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM, &packed_full[s]);
+        if constexpr (!kBGlobal)
+          hopper::tma_load_2d(dst_a + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes, blk.n * kBlockN, &packed_full[s]);
+      }
       ++next;
     };
-    if (threadIdx.x == 0)
-      while (next < total && next < kPackedStages) copy_next();
+    if (COPY_ROTATE ? lane == 0 : threadIdx.x == 0)  // thread 0 issues the first copies
+      while (next < total && next < kPackedStages) copy_next(!COPY_ROTATE || warp == 0);
     // The INT8 B of the group's tiles g0 .. g1 written: fence it to the async proxy (wgmma reads
     // it) and release it and its packed stage (`packed0` with kSplitRings, one tile a group).
     auto release_b = [&](int it, int g0, int g1, int packed0) {
@@ -556,8 +567,13 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
         if (!UNPACK_EARLY) release_b(it, 0, kGroup - 1, 0);
       }
 #pragma unroll
-      for (int g = 0; g < kGroup; ++g)
-        if (threadIdx.x == 0 && next < total) copy_next();
+      for (int g = 0; g < kGroup; ++g) {
+        if constexpr (COPY_ROTATE) {
+          if (lane == 0 && next < total) copy_next((next & 3) == warp);
+        } else if (threadIdx.x == 0 && next < total) {
+          copy_next();
+        }
+      }
     }
     if (TILE_CLOCKS == 2 && lane == 0) tile_clock_flush(warp);
   } else {

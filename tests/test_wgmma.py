@@ -890,6 +890,29 @@ def test_tile_clocks_record_only_where_asked(built, tmp_path):
     assert (tmp_path / "off.sass").read_text() == registered
 
 
+def test_the_producer_warps_can_take_turns_issuing_the_copies(built, tmp_path):
+    """COPY_ROTATE=1: the packed tiles' copies are issued by lane 0 of each producer warp in turn
+    (the copy of tile it + 4 by warp it % 4), so the SASS keeps the 16 wgmma and its TMA copies
+    with no spill; off, the registered SASS is unchanged; with B_GLOBAL (no packed B copy) it is
+    refused."""
+    kernel = "int4_wgmma_epi_tma"
+    t = tiling_from_config(CONFIG, kernel)
+    usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DCOPY_ROTATE=1"],
+                         tmp_path / "on.cubin", tmp_path / "on.json", tmp_path / "on.sass", tmp_path / "on.log")
+    assert usage.spill_store_bytes == usage.spill_load_bytes == 0
+    sass = (tmp_path / "on.sass").read_text()
+    registered = built[kernel][1]
+    assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0]
+    assert 0 < len(re.findall(r"UTMALDG", sass)) and sass != registered
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DCOPY_ROTATE=0"],
+                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
+    assert (tmp_path / "off.sass").read_text() == registered
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DCOPY_ROTATE=1", "-DB_GLOBAL=2"],
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert "COPY_ROTATE: one K tile at a time" in (tmp_path / "k.log").read_text()
+
+
 def test_tile_clocks_in_shared_memory_fit_beside_the_stages(built, tmp_path):
     """TILE_CLOCKS=2 keeps the same 9 clock reads in a static shared array (24 K tiles x 6 rows x 3
     events of 4 bytes beside the barriers) and copies it to int4_tile_clocks at each role's end:
@@ -940,7 +963,7 @@ def test_the_producer_can_wait_for_both_barriers_at_once(built, tmp_path):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("define", ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1", "-DTILE_CLOCKS=2"])
+@pytest.mark.parametrize("define", ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1", "-DTILE_CLOCKS=2", "-DCOPY_ROTATE=1"])
 def test_two_waits_at_once_and_clock_reads_keep_c_exact(tmp_path, define):
     """With the producer's two waits issued together (WAIT_BOTH) or the clock reads (TILE_CLOCKS),
     int4_wgmma_epi_tma is exact at every configured N on an sm_90 GPU, all of C checked, and on 2

@@ -23,10 +23,12 @@ reads it back. Writes $OUT/clocks.npz (the array, [cta][K tile][row][event], uin
 $OUT/clocks.json (checks, rates, GPU). `python3 docs/gpu-runs/2026-12-07_int4_clocks/summary.py`
 reads them.
 
-Second call: CLOCKS_BUILDS=clocks0,clocks2,int8_lag CLOCKS_RECORD=clocks2 builds and times those
-three and reads clocks2, TILE_CLOCKS=2: the clocks kept in shared memory (K tiles 72-95 of every
-CTA, copied out at the end), because in TILE_CLOCKS=1 the barrier arrivals wait for the clocks'
-global stores (docs/perf-notes.md). The array is then [cta][24][row][event], the CTAs that ran."""
+Second call: CLOCKS_BUILDS=clocks0,clocks2,rotate,int8_lag CLOCKS_RECORD=clocks2 builds and times
+those four and reads clocks2, TILE_CLOCKS=2: the clocks kept in shared memory (K tiles 72-95 of
+every CTA, copied out at the end), because TILE_CLOCKS=1 ran at 0.737 of the registered rate (its
+barrier arrivals follow the clocks' global stores; docs/perf-notes.md). The array is then
+[cta][24][row][event], the CTAs that ran. `rotate` is COPY_ROTATE=1: the packed tiles' copies
+issued by the producer warps in turn instead of always by thread 0."""
 import json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -56,7 +58,8 @@ gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.
                      capture_output=True, text=True).stdout.strip()
 log("gpu:", gpu)
 ALL_BUILDS = {"clocks0": (KERNEL, []), "clocks1": (KERNEL, ["-DTILE_CLOCKS=1"]), "wait_both": (KERNEL, ["-DWAIT_BOTH=1"]),
-              "int8_lag": ("int8_wgmma_lag", []), "clocks2": (KERNEL, ["-DTILE_CLOCKS=2"])}
+              "int8_lag": ("int8_wgmma_lag", []), "clocks2": (KERNEL, ["-DTILE_CLOCKS=2"]),
+              "rotate": (KERNEL, ["-DCOPY_ROTATE=1"])}
 BUILDS = {t: ALL_BUILDS[t] for t in os.environ.get("CLOCKS_BUILDS", "clocks0,clocks1,wait_both,int8_lag").split(",")}
 RECORD = os.environ.get("CLOCKS_RECORD", "clocks1")
 # the recording build's array: (CTAs, K tiles, rows, events) and the first K tile it holds

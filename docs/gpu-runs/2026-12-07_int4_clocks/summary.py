@@ -43,7 +43,7 @@ def ratio(a, b):  # median of the per-round ratios, or why there is none
     return f"{a} / {b} {np.median(np.array(ra) / np.array(rb)):.3f}"
 
 
-print("per-round medians:", ", ".join(ratio(a, b) for a, b in (("clocks1", "clocks0"), ("clocks2", "clocks0"),
+print("per-round medians:", ", ".join(ratio(a, b) for a, b in (("clocks1", "clocks0"), ("clocks2", "clocks0"), ("rotate", "clocks0"), ("rotate", "int8_lag"),
                                                                 ("wait_both", "clocks0"), ("clocks0", "int8_lag"),
                                                                 ("wait_both", "int8_lag")) if a in builds and b in builds))
 if not (HERE / "clocks.npz").exists():
