@@ -574,6 +574,20 @@ def build_variant(tmp_path: Path, tag: str, tiling: Tiling, defines: list[str],
     return usage, sass
 
 
+def assert_off_is_registered_and_refused(tmp_path: Path, kernel: str, tiling: Tiling, registered: str, off: str,
+                                         refused: list[str], message: str) -> None:
+    """A development build parameter set to its off value (``off``, one define) gives ``kernel``'s
+    registered SASS byte for byte, and ``refused`` (defines it cannot be combined with) fails to
+    build with ``message`` in the build log (its static_assert)."""
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + [off],
+                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
+    assert (tmp_path / "off.sass").read_text() == registered
+    with pytest.raises(AnalysisError):
+        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + refused,
+                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    assert message in (tmp_path / "k.log").read_text()
+
+
 def test_packed_ring_deeper_than_the_int8_b_ring(built, tmp_path):
     """PACKED_STAGES equal to the stages is the registered layout (the same SASS as the registry's
     build). With 5 or 6 packed stages beside the 4 INT8 B stages the kernel lays out exactly the
@@ -855,13 +869,8 @@ def test_packed_b_read_from_global_memory(built, tmp_path):
         assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0], d
     registered = built[kernel][1]
     assert not re.search(r"\bLDG\.", registered) and len(re.findall(r"\bLDS\.128\b", registered)) == 4
-    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DB_GLOBAL=0"],
-                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
-    assert (tmp_path / "off.sass").read_text() == registered
-    with pytest.raises(AnalysisError):
-        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DB_GLOBAL=2", "-DUNPACK_GROUP=2"],
-                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
-    assert "B_GLOBAL (1 .. 3 K tiles ahead): one K tile at a time" in (tmp_path / "k.log").read_text()
+    assert_off_is_registered_and_refused(tmp_path, kernel, t, registered, "-DB_GLOBAL=0", ["-DB_GLOBAL=2", "-DUNPACK_GROUP=2"],
+                                         "B_GLOBAL (1 .. 3 K tiles ahead): one K tile at a time")
 
 
 def test_tile_clocks_record_only_where_asked(built, tmp_path):
@@ -881,36 +890,23 @@ def test_tile_clocks_record_only_where_asked(built, tmp_path):
     assert b"int4_tile_clocks" in (tmp_path / "on.cubin").read_bytes()
     registered = built[kernel][1]
     assert "SR_CLOCK" not in registered
-    with pytest.raises(AnalysisError):  # its rows are one producer and two consumer warpgroups'
-        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=1", "-DPRODUCER_WARPS=8"],
-                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
-    assert "TILE_CLOCKS: the persistent build" in (tmp_path / "k.log").read_text()
-    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=0"],
-                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
-    assert (tmp_path / "off.sass").read_text() == registered
+    # its rows are one producer and two consumer warpgroups'
+    assert_off_is_registered_and_refused(tmp_path, kernel, t, registered, "-DTILE_CLOCKS=0",
+                                         ["-DTILE_CLOCKS=1", "-DPRODUCER_WARPS=8"], "TILE_CLOCKS: the persistent build")
 
 
 def test_the_producer_warps_can_take_turns_issuing_the_copies(built, tmp_path):
     """COPY_ROTATE=1: the packed tiles' copies are issued by lane 0 of each producer warp in turn
-    (the copy of tile it + 4 by warp it % 4), so the SASS keeps the 16 wgmma and its TMA copies
-    with no spill; off, the registered SASS is unchanged; with B_GLOBAL (no packed B copy) it is
-    refused."""
+    (the copy of tile it + 4 by warp it % 4): the SASS differs from the registered one but keeps its
+    16 wgmma and its TMA copies, with no spill or stack; off, the registered SASS is unchanged; with
+    B_GLOBAL (no packed B copy) it is refused."""
     kernel = "int4_wgmma_epi_tma"
     t = tiling_from_config(CONFIG, kernel)
-    usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DCOPY_ROTATE=1"],
-                         tmp_path / "on.cubin", tmp_path / "on.json", tmp_path / "on.sass", tmp_path / "on.log")
-    assert usage.spill_store_bytes == usage.spill_load_bytes == 0
-    sass = (tmp_path / "on.sass").read_text()
+    _, sass = build_variant(tmp_path, "on", t, ["-DCOPY_ROTATE=1"], kernel)
     registered = built[kernel][1]
-    assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0]
-    assert 0 < len(re.findall(r"UTMALDG", sass)) and sass != registered
-    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DCOPY_ROTATE=0"],
-                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
-    assert (tmp_path / "off.sass").read_text() == registered
-    with pytest.raises(AnalysisError):
-        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DCOPY_ROTATE=1", "-DB_GLOBAL=2"],
-                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
-    assert "COPY_ROTATE: one K tile at a time" in (tmp_path / "k.log").read_text()
+    assert sass != registered
+    assert_off_is_registered_and_refused(tmp_path, kernel, t, registered, "-DCOPY_ROTATE=0", ["-DCOPY_ROTATE=1", "-DB_GLOBAL=2"],
+                                         "COPY_ROTATE: one K tile at a time")
 
 
 def test_tile_clocks_in_shared_memory_fit_beside_the_stages(built, tmp_path):
