@@ -28,7 +28,11 @@ those four and reads clocks2, TILE_CLOCKS=2: the clocks kept in shared memory (K
 every CTA, copied out at the end), because TILE_CLOCKS=1 ran at 0.737 of the registered rate (its
 barrier arrivals follow the clocks' global stores; docs/perf-notes.md). The array is then
 [cta][24][row][event], the CTAs that ran. `rotate` is COPY_ROTATE=1: the packed tiles' copies
-issued by the producer warps in turn instead of always by thread 0."""
+issued by the producer warps in turn instead of always by thread 0.
+
+Third call: CLOCKS_BUILDS=clocks0,clocks2,rotate,rotate_clocks2 CLOCKS_RECORD=rotate_clocks2 reads
+the clocks of COPY_ROTATE=1 with TILE_CLOCKS=2: does the last warp to release a K tile follow the
+copies (warp t % 4) or stay warp 0?"""
 import json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -59,11 +63,12 @@ gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.
 log("gpu:", gpu)
 ALL_BUILDS = {"clocks0": (KERNEL, []), "clocks1": (KERNEL, ["-DTILE_CLOCKS=1"]), "wait_both": (KERNEL, ["-DWAIT_BOTH=1"]),
               "int8_lag": ("int8_wgmma_lag", []), "clocks2": (KERNEL, ["-DTILE_CLOCKS=2"]),
-              "rotate": (KERNEL, ["-DCOPY_ROTATE=1"])}
+              "rotate": (KERNEL, ["-DCOPY_ROTATE=1"]), "rotate_clocks2": (KERNEL, ["-DCOPY_ROTATE=1", "-DTILE_CLOCKS=2"])}
 BUILDS = {t: ALL_BUILDS[t] for t in os.environ.get("CLOCKS_BUILDS", "clocks0,clocks1,wait_both,int8_lag").split(",")}
 RECORD = os.environ.get("CLOCKS_RECORD", "clocks1")
 # the recording build's array: (CTAs, K tiles, rows, events) and the first K tile it holds
-SHAPE, FIRST_TILE = {"clocks1": ((8, 256, 6, 3), 0), "clocks2": ((160, 24, 6, 3), 72)}[RECORD]
+SHAPE, FIRST_TILE = {"clocks1": ((8, 256, 6, 3), 0), "clocks2": ((160, 24, 6, 3), 72),
+                     "rotate_clocks2": ((160, 24, 6, 3), 72)}[RECORD]
 inputs = {p: make_inputs(precision_of(p), N, N, N, np.random.default_rng(17)) for p in ("int4", "int8")}
 runs = {}
 res = {"gpu": gpu, "kernel": KERNEL, "n": N, "builds": {}, "recorded": RECORD, "first_tile": FIRST_TILE}

@@ -43,7 +43,8 @@ def ratio(a, b):  # median of the per-round ratios, or why there is none
     return f"{a} / {b} {np.median(np.array(ra) / np.array(rb)):.3f}"
 
 
-print("per-round medians:", ", ".join(ratio(a, b) for a, b in (("clocks1", "clocks0"), ("clocks2", "clocks0"), ("rotate", "clocks0"), ("rotate", "int8_lag"),
+print("per-round medians:", ", ".join(ratio(a, b) for a, b in (("clocks1", "clocks0"), ("clocks2", "clocks0"), ("rotate", "clocks0"), ("rotate", "int8_lag"), ("rotate_clocks2", "clocks0"),
+                                                                ("rotate_clocks2", "rotate"),
                                                                 ("wait_both", "clocks0"), ("clocks0", "int8_lag"),
                                                                 ("wait_both", "int8_lag")) if a in builds and b in builds))
 if not (HERE / "clocks.npz").exists():
@@ -93,6 +94,9 @@ pct("consumers apart (C1 - C0, B ready)", (C[:, :, 1, 1] - C[:, :, 0, 1])[:, tt]
 last_w = P[:, :, :, 2].argmax(axis=2)[:, tt][:, sel]
 print("last producer warp to release a K tile, share of tiles:",
       ", ".join(f"warp {w} {np.mean(last_w == w):.3f}" for w in range(4)))
+abs_t = (tt + info.get("first_tile", 0))[sel]  # the CTA's K tile index of each column of last_w
+print("last producer warp = the warp that issues the copy after that K tile (K tile mod 4), share:",
+      f"{np.mean(last_w == abs_t[None, :] % 4):.3f}")
 for w in range(4):
     print(f"producer warp {w}:")
     pct("  unpack", (P[:, :, w, 2] - P[:, :, w, 1])[:, tt][:, sel])
