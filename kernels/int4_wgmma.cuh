@@ -139,11 +139,12 @@
 #ifndef B_GLOBAL
 #define B_GLOBAL 0
 #endif
-// COPY_ROTATE=1: the copy of packed tile it + STAGES (after unpacking tile it) is issued by lane 0 of
-// producer warp it % 4 instead of always by thread 0, so that no one warp carries every copy (its
+// COPY_ROTATE=1: the copy of packed tile j = it + STAGES (after unpacking tile it) is issued by lane 0
+// of producer warp j % 4 instead of always by thread 0, so that no one warp carries every copy (its
 // wait for the packed stage, expect_tx, two TMA copies) on its unpacking path; every producer
 // warp's lane 0 counts the copies along. 0: the registered kernels. Measured on an H100 at N = 8192:
-// 0.992x int4_wgmma_epi_tma; warp 0 is slower in its unpacking too (docs/perf-notes.md, 2026-12-07).
+// 0.990-0.992x int4_wgmma_epi_tma in two calls; no warp then stays last, but the K tile's period
+// does not shorten (docs/perf-notes.md, 2026-12-07).
 #ifndef COPY_ROTATE
 #define COPY_ROTATE 0
 #endif

@@ -897,7 +897,7 @@ def test_tile_clocks_record_only_where_asked(built, tmp_path):
 
 def test_the_producer_warps_can_take_turns_issuing_the_copies(built, tmp_path):
     """COPY_ROTATE=1: the packed tiles' copies are issued by lane 0 of each producer warp in turn
-    (the copy of tile it + 4 by warp it % 4): the SASS differs from the registered one but keeps its
+    (the copy of packed tile j by warp j % 4): the SASS differs from the registered one but keeps its
     16 wgmma and its TMA copies, with no spill or stack; off, the registered SASS is unchanged; with
     B_GLOBAL (no packed B copy) it is refused."""
     kernel = "int4_wgmma_epi_tma"
