@@ -16,6 +16,9 @@ Names (per K tile t; P = a producer warp, C = a consumer warpgroup's warp 0):
   released); P wakes after the release: P's "stage free" of t + 4 minus the release of t;
 - stage held: the release of t minus the last producer warp's "released" of t;
 - wgmma of t after B ready: the release of t minus the earlier consumer's "INT8 B ready" of t.
+Then, per producer warp: the share of K tiles it released last (and the share where the last one is
+the warp that issues the copy after that tile, K tile mod 4, as COPY_ROTATE does), and its unpack,
+waits and release time against the mean of the four.
 Run from the repository root: `python3 docs/gpu-runs/2026-12-07_int4_clocks/summary.py` (CLOCKS_DIR names
 another folder holding the two files)."""
 import json
@@ -43,10 +46,10 @@ def ratio(a, b):  # median of the per-round ratios, or why there is none
     return f"{a} / {b} {np.median(np.array(ra) / np.array(rb)):.3f}"
 
 
-print("per-round medians:", ", ".join(ratio(a, b) for a, b in (("clocks1", "clocks0"), ("clocks2", "clocks0"), ("rotate", "clocks0"), ("rotate", "int8_lag"), ("rotate_clocks2", "clocks0"),
-                                                                ("rotate_clocks2", "rotate"),
-                                                                ("wait_both", "clocks0"), ("clocks0", "int8_lag"),
-                                                                ("wait_both", "int8_lag")) if a in builds and b in builds))
+PAIRS = (("clocks1", "clocks0"), ("clocks2", "clocks0"), ("rotate", "clocks0"), ("rotate", "int8_lag"),
+         ("rotate_clocks2", "clocks0"), ("rotate_clocks2", "rotate"), ("wait_both", "clocks0"),
+         ("clocks0", "int8_lag"), ("wait_both", "int8_lag"))
+print("per-round medians:", ", ".join(ratio(a, b) for a, b in PAIRS if a in builds and b in builds))
 if not (HERE / "clocks.npz").exists():
     raise SystemExit(f"{HERE / 'clocks.npz'}: no clocks recorded (the recording build failed its check or the call stopped)")
 
