@@ -574,18 +574,24 @@ def build_variant(tmp_path: Path, tag: str, tiling: Tiling, defines: list[str],
     return usage, sass
 
 
-def assert_off_is_registered_and_refused(tmp_path: Path, kernel: str, tiling: Tiling, registered: str, off: str,
-                                         refused: list[str], message: str) -> None:
-    """A development build parameter set to its off value (``off``, one define) gives ``kernel``'s
-    registered SASS byte for byte, and ``refused`` (defines it cannot be combined with) fails to
-    build with ``message`` in the build log (its static_assert)."""
-    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + [off],
-                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
-    assert (tmp_path / "off.sass").read_text() == registered
+def assert_refused(tmp_path: Path, kernel: str, tiling: Tiling, refused: list[str], message: str) -> None:
+    """``kernel`` with ``tiling`` and the defines ``refused`` fails to build (AnalysisError) with
+    ``message`` in the build log (the static_assert that refuses them)."""
     with pytest.raises(AnalysisError):
         build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + refused,
                      tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
     assert message in (tmp_path / "k.log").read_text()
+
+
+def assert_off_is_registered_and_refused(tmp_path: Path, kernel: str, tiling: Tiling, registered: str, off: str,
+                                         refused: list[str], message: str) -> None:
+    """A development build parameter set to its off value (``off``, one define) gives ``kernel``'s
+    registered SASS byte for byte, and ``refused`` (defines it cannot be combined with) is refused
+    (:func:`assert_refused`)."""
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + [off],
+                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
+    assert (tmp_path / "off.sass").read_text() == registered
+    assert_refused(tmp_path, kernel, tiling, refused, message)
 
 
 def test_packed_ring_deeper_than_the_int8_b_ring(built, tmp_path):
@@ -919,17 +925,12 @@ def test_tile_clocks_in_shared_memory_fit_beside_the_stages(built, tmp_path):
     usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=2"],
                          tmp_path / "on.cubin", tmp_path / "on.json", tmp_path / "on.sass", tmp_path / "on.log")
     assert usage.stack_bytes == usage.spill_store_bytes == 0
-    registered = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines(),
-                              tmp_path / "r.cubin", tmp_path / "r.json", tmp_path / "r.sass", tmp_path / "r.log")
-    assert usage.shared_bytes - registered.shared_bytes == 24 * 6 * 3 * 4
+    assert usage.shared_bytes - built[kernel][0].shared_bytes == 24 * 6 * 3 * 4
     assert usage.shared_bytes + t.smem_bytes <= 227 * 1024
     sass = (tmp_path / "on.sass").read_text()
     assert len(re.findall(r"SR_CLOCKLO", sass)) == 9
     assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0]
-    with pytest.raises(AnalysisError):
-        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DTILE_CLOCKS=3"],
-                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
-    assert "TILE_CLOCKS: 0 (off)" in (tmp_path / "k.log").read_text()
+    assert_refused(tmp_path, kernel, t, ["-DTILE_CLOCKS=3"], "TILE_CLOCKS: 0 (off)")
 
 
 def test_the_producer_can_wait_for_both_barriers_at_once(built, tmp_path):
@@ -949,20 +950,16 @@ def test_the_producer_can_wait_for_both_barriers_at_once(built, tmp_path):
              and a.split("[")[1].split("]")[0] != b.split("[")[1].split("]")[0]]
     assert len(pairs) == 1
     assert len(re.findall(r"TRYWAIT", sass)) == len(re.findall(r"TRYWAIT", registered)) - 2
-    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DWAIT_BOTH=0"],
-                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
-    assert (tmp_path / "off.sass").read_text() == registered
-    with pytest.raises(AnalysisError):
-        build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1"],
-                     tmp_path / "k.cubin", tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
-    assert "WAIT_BOTH: one K tile at a time" in (tmp_path / "k.log").read_text()
+    assert_off_is_registered_and_refused(tmp_path, kernel, t, registered, "-DWAIT_BOTH=0", ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1"],
+                                         "WAIT_BOTH: one K tile at a time")
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("define", ["-DWAIT_BOTH=1", "-DTILE_CLOCKS=1", "-DTILE_CLOCKS=2", "-DCOPY_ROTATE=1"])
 def test_two_waits_at_once_and_clock_reads_keep_c_exact(tmp_path, define):
-    """With the producer's two waits issued together (WAIT_BOTH) or the clock reads (TILE_CLOCKS),
-    int4_wgmma_epi_tma is exact at every configured N on an sm_90 GPU, all of C checked, and on 2
+    """With the producer's two waits issued together (WAIT_BOTH), the clock reads (TILE_CLOCKS 1
+    and 2) or the copies issued by the producer warps in turn (COPY_ROTATE), int4_wgmma_epi_tma is
+    exact at every configured N on an sm_90 GPU, all of C checked, and on 2
     CTAs at N = 1024 (16 blocks each)."""
     kernel = "int4_wgmma_epi_tma"
     assert_build_exact_at_every_size(tmp_path, kernel, tiling_from_config(CONFIG, kernel), [define])
