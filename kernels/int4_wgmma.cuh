@@ -62,6 +62,15 @@
 #ifndef PERSISTENT
 #define PERSISTENT 0
 #endif
+// PRODUCER_ALTERNATE=1 (with PRODUCER_WARPS=8, the persistent build): the two producer warpgroups
+// take alternate K tiles, each a whole tile (4 packed chunks a thread) and its copies, instead of
+// both halves of every tile. Each warpgroup's path (its two waits, the unpacking, the fence and
+// the arrivals, and its thread 0's copies) then has two K tiles' time, where the 4-warp producer's
+// path is as long as a K tile's period (docs/perf-notes.md, 2026-12-07); the shared-memory
+// traffic per K tile is unchanged. Registers 256 x 56 + 256 x 200. 0: the registered kernels.
+#ifndef PRODUCER_ALTERNATE
+#define PRODUCER_ALTERNATE 0
+#endif
 // EPI_TMA > 0: C through EPI_TMA shared-memory slots per consumer warpgroup and the bulk tensor
 // copy engine (kernels/c_tma.cuh); 0: C stored from registers.
 #ifndef EPI_TMA
@@ -189,6 +198,11 @@ constexpr int kRowsPerConsumer = kBlockM / kConsumers;
 constexpr int kHalves = kRowsPerConsumer / 64;      // m64 wgmma per consumer and K step
 constexpr int kThreads = (PRODUCER_WARPS + kConsumerWarps) * 32;
 constexpr int kProducerThreads = PRODUCER_WARPS * 32;
+constexpr bool kAlternate = PRODUCER_ALTERNATE != 0;
+// the producer threads that share one K tile's unpacking, and the producer warps that arrive on
+// its barriers: all of them, or one warpgroup with PRODUCER_ALTERNATE
+constexpr int kUnpackThreads = kAlternate ? 128 : kProducerThreads;
+constexpr int kTileWarps = kUnpackThreads / 32;
 constexpr int kPackedA = kBlockM * kPackedRowBytes;  // bytes per stage
 constexpr int kPackedB = kBlockN * kPackedRowBytes;
 constexpr int kS8B = kBlockN * kS8RowBytes;
@@ -209,7 +223,7 @@ constexpr bool kPersistent = PERSISTENT != 0;
 constexpr int kRaster = tuned::kRaster;
 constexpr int kSmemBytes = kStagesOffset + kStagesBytes + (LAYOUT_EPI_FIRST ? 0 : kEpiBytes) + kAlign;
 constexpr int kSteps = kS8RowBytes / 32;                              // wgmma k32 steps per K tile
-constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kProducerThreads;  // packed 16-byte chunks per producer thread
+constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kUnpackThreads;  // packed 16-byte chunks per producer thread
 // Registers after setmaxnreg: 128 x 88 + 256 x 208 (64512 of the SM's 65536) where a producer
 // thread holds 8 packed chunks (BLOCK_N 256), 128 x 56 + 256 x 224 (64512) where it holds 4
 // (BLOCK_N 128) and a consumer twice as many A registers, and 256 x 40 + 256 x 216 (65536, all
@@ -219,14 +233,15 @@ constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kProducerThreads;  // pa
 constexpr int kProducerGroups = PRODUCER_WARPS / 4;
 constexpr int kBGlobal = B_GLOBAL;
 constexpr int kProducerRegs = kBGlobal == 3 ? 96 : kBGlobal ? 80 : kItems == 8 ? 88 : kItems == 4 ? 56 : 40;
-constexpr int kConsumerRegs = kBGlobal == 3 ? 200 : kBGlobal ? 208 : kItems == 8 ? 208 : kItems == 4 ? 224 : 216;
+// With PRODUCER_ALTERNATE 256 producer threads hold 4 chunks each: 256 x 56 + 256 x 200.
+constexpr int kConsumerRegs = kBGlobal == 3 || kAlternate ? 200 : kBGlobal ? 208 : kItems == 8 ? 208 : kItems == 4 ? 224 : 216;
 
 static_assert(kPackedRowBytes == 64, "packed rows of 64 bytes (the 64-byte swizzle) unpack to one 128-byte row");
 static_assert((PRODUCER_WARPS == 4 || PRODUCER_WARPS == 8) && WARPS_N == 1 && kConsumerWarps % 4 == 0 && kRowsPerConsumer % 64 == 0,
               "one or two producer warpgroups; WARPS_M = 4 per consumer warpgroup, each 64 x kHalves rows");
 static_assert((kBlockN == 128 && kHalves == 2) || (kBlockN == 256 && kHalves == 1),
               "128 accumulators per consumer thread: 2 x m64n128 or 1 x m64n256 per K step");
-static_assert(kBlockN * 4 % kProducerThreads == 0, "whole packed chunks per producer thread");
+static_assert(kBlockN * 4 % kUnpackThreads == 0, "whole packed chunks per producer thread");
 static_assert(kStageBytes % kAlign == 0 && kS8B % kAlign == 0, "every stage keeps the swizzles' 1024-byte alignment");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 constexpr int kGroup = UNPACK_GROUP;
@@ -256,6 +271,10 @@ static_assert((LAYOUT_PAD == 0 || !kSplitRings) && LAYOUT_PAD % kAlign == 0 && L
 static_assert(kBGlobal == 0 || (kBGlobal >= 1 && kBGlobal <= 3 && kGroup == 1 && !kSplitRings && !UNPACK_LOAD_FIRST &&
                                 PRODUCER_WARPS == 4),
               "B_GLOBAL (1 .. 3 K tiles ahead): one K tile at a time, the interleaved layout, one producer warpgroup");
+static_assert(!kAlternate || (PRODUCER_WARPS == 8 && kPersistent && kGroup == 1 && !kBGlobal && !kSplitRings &&
+                              !COPY_ROTATE && !TILE_CLOCKS && !WAIT_BOTH && !UNPACK_LOAD_FIRST && kStages % 2 == 0),
+              "PRODUCER_ALTERNATE: two producer warpgroups, the persistent build (an even count of K tiles) with an "
+              "even count of stages, one K tile at a time, the packed tiles by TMA in the INT8 B's ring");
 
 // A ring position counted along: stage and phase of the next K tile, without a division.
 template <int kDepth>
@@ -290,12 +309,12 @@ __device__ __forceinline__ void unpack_load(uint4 (&q)[kItems], uint32_t packed,
   if constexpr (UNPACK_BASE_ADDR) {
     const uint32_t base = packed + sw64(thread / 4, thread % 4);
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) q[i] = ptx::ld_shared_v4(base + i * (kProducerThreads / 4) * kPackedRowBytes);
+    for (int i = 0; i < kItems; ++i) q[i] = ptx::ld_shared_v4(base + i * (kUnpackThreads / 4) * kPackedRowBytes);
     return;
   }
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const int item = thread + i * kProducerThreads;
+    const int item = thread + i * kUnpackThreads;
     q[i] = ptx::ld_shared_v4(packed + sw64(item / 4, item % 4));
   }
 }
@@ -303,16 +322,16 @@ __device__ __forceinline__ void unpack_store(uint32_t s8, const uint4 (&q)[kItem
   const int r0 = thread / 4, c0 = thread % 4;
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const int item = thread + i * kProducerThreads, r = item / 4, c = item % 4;
-    const uint32_t lo = UNPACK_BASE_ADDR ? s8 + sw128(r0, 2 * c0) + i * (kProducerThreads / 4) * kS8RowBytes
+    const int item = thread + i * kUnpackThreads, r = item / 4, c = item % 4;
+    const uint32_t lo = UNPACK_BASE_ADDR ? s8 + sw128(r0, 2 * c0) + i * (kUnpackThreads / 4) * kS8RowBytes
                                          : s8 + sw128(r, 2 * c);
-    const uint32_t hi = UNPACK_BASE_ADDR ? s8 + sw128(r0, 2 * c0 + 1) + i * (kProducerThreads / 4) * kS8RowBytes
+    const uint32_t hi = UNPACK_BASE_ADDR ? s8 + sw128(r0, 2 * c0 + 1) + i * (kUnpackThreads / 4) * kS8RowBytes
                                          : s8 + sw128(r, 2 * c + 1);
     ptx::st_shared_v4(lo, make_uint4(lo_x16(q[i].x), lo_x16(q[i].y), lo_x16(q[i].z), lo_x16(q[i].w)));
     ptx::st_shared_v4(hi, make_uint4(hi_x16(q[i].x), hi_x16(q[i].y), hi_x16(q[i].z), hi_x16(q[i].w)));
   }
 }
-static_assert(!UNPACK_BASE_ADDR || (kProducerThreads / 4) % 8 == 0,
+static_assert(!UNPACK_BASE_ADDR || (kUnpackThreads / 4) % 8 == 0,
               "UNPACK_BASE_ADDR: a thread's chunks must be a multiple of 8 rows apart (both swizzles repeat every 8)");
 
 // The wgmma of one m64 half and K step: n128 or n256, A from registers.
@@ -430,10 +449,10 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       if (s < kPackedStages) {
         hopper::mbarrier_init(&packed_full[s], 1);
         // with B_GLOBAL the packed stage holds A only, which the consumers alone read
-        hopper::mbarrier_init(&packed_empty[s], (kBGlobal ? 0 : PRODUCER_WARPS) + kConsumerWarps);
+        hopper::mbarrier_init(&packed_empty[s], (kBGlobal ? 0 : kTileWarps) + kConsumerWarps);
       }
       if (s < kStages) {
-        hopper::mbarrier_init(&b_full[s], PRODUCER_WARPS);
+        hopper::mbarrier_init(&b_full[s], kTileWarps);
         hopper::mbarrier_init(&b_empty[s], kConsumerWarps);
       }
     }
@@ -454,7 +473,11 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
     // In the persistent build the copy's K tile and block are counted along (copy_kt, copy_i),
     // not derived from `next` by two divisions: those sat on this thread's, and so its warp's,
     // unpacking path and cost 12 % of the rate (docs/perf-notes.md).
-    int next = 0, copy_kt = 0, copy_i = 0;
+    // With PRODUCER_ALTERNATE warpgroup g takes K tiles g, g + 2, ... (its thread 0 their copies),
+    // and `pthread` is the thread's index within it; otherwise one tile at a time for all of them.
+    const int first_it = kAlternate ? wgroup : 0, pthread = kAlternate ? threadIdx.x % 128 : threadIdx.x;
+    constexpr int kItStride = kAlternate ? 2 : 1;
+    int next = first_it, copy_kt = first_it, copy_i = 0;
     tuned::BlockCoord copy_blk = tiles.block(0);
     RingPos<kPackedStages> copy_pos;  // the packed stage of tile `next` (kSplitRings)
     auto copy_next = [&](bool issue = true) {  // issue false (COPY_ROTATE): only count it along
@@ -463,7 +486,12 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       if constexpr (kSplitRings) copy_pos.advance();
       const int kt = kPersistent ? copy_kt : next;
       const tuned::BlockCoord blk = copy_blk;
-      if constexpr (kPersistent) {
+      if constexpr (kAlternate) {  // the persistent build: k_tiles even, so copy_kt wraps to first_it
+        if ((copy_kt += 2) >= k_tiles) {
+          copy_kt -= k_tiles;
+          if (++copy_i < tiles.mine) copy_blk = tiles.block(copy_i);
+        }
+      } else if constexpr (kPersistent) {
         if (++copy_kt == k_tiles) {
           copy_kt = 0;
           if (++copy_i < tiles.mine) copy_blk = tiles.block(copy_i);
@@ -478,9 +506,9 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
         if constexpr (!kBGlobal)
           hopper::tma_load_2d(dst_a + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes, blk.n * kBlockN, &packed_full[s]);
       }
-      ++next;
+      next += kItStride;
     };
-    if (COPY_ROTATE ? lane == 0 : threadIdx.x == 0)  // thread 0 issues the first copies
+    if (COPY_ROTATE ? lane == 0 : pthread == 0)  // thread 0 issues the first copies
       while (next < total && next < kPackedStages) copy_next(!COPY_ROTATE || warp == 0);
     // The INT8 B of the group's tiles g0 .. g1 written: fence it to the async proxy (wgmma reads
     // it) and release it and its packed stage (`packed0` with kSplitRings, one tile a group).
@@ -533,7 +561,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       }
     }
     [[maybe_unused]] RingPos<kPackedStages> unpack_pos;  // the packed stage of tile it (kSplitRings)
-    for (int it = 0; it < total && !kBGlobal; it += kGroup) {
+    for (int it = first_it; it < total && !kBGlobal; it += kAlternate ? kItStride : kGroup) {
       const uint32_t phase = (it / kStages) & 1;  // one phase for the group (static_assert above)
       uint4 q[kGroup][kItems];
       if constexpr (kGroup == 1) {
@@ -544,12 +572,12 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
         } else {
           hopper::mbarrier_wait(&packed_full[ps], kSplitRings ? unpack_pos.phase : phase);
           if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 0);
-          if constexpr (UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), threadIdx.x);
+          if constexpr (UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), pthread);
           hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
         }
         if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 1);
-        if constexpr (!UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), threadIdx.x);
-        unpack_store(s8_b(s), q[0], threadIdx.x);
+        if constexpr (!UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), pthread);
+        unpack_store(s8_b(s), q[0], pthread);
         release_b(it, 0, 0, ps);
         if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 2);
         if constexpr (kSplitRings) unpack_pos.advance();
@@ -572,7 +600,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       for (int g = 0; g < kGroup; ++g) {
         if constexpr (COPY_ROTATE) {
           if (lane == 0 && next < total) copy_next((next & 3) == warp);
-        } else if (threadIdx.x == 0 && next < total) {
+        } else if (pthread == 0 && next < total) {
           copy_next();
         }
       }

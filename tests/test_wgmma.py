@@ -965,6 +965,33 @@ def test_two_waits_at_once_and_clock_reads_keep_c_exact(tmp_path, define):
     assert_build_exact_at_every_size(tmp_path, kernel, tiling_from_config(CONFIG, kernel), [define])
 
 
+def test_two_producer_warpgroups_can_take_alternate_k_tiles(built, tmp_path):
+    """PRODUCER_ALTERNATE=1 with PRODUCER_WARPS=8: each producer warpgroup unpacks whole K tiles,
+    every other one, so each producer thread keeps the registered build's 4 LDS.128 and 8 STS.128
+    a tile; the registers move as 256 x 56 + 256 x 200 (setmaxnreg 0x38 and 0xc8, 128 at entry),
+    nothing spills, and the 16 wgmma and the copies stay. Off, the registered SASS is unchanged;
+    with one producer warpgroup it is refused at compile time."""
+    kernel = "int4_wgmma_epi_tma"
+    t = tiling_from_config(CONFIG, kernel)
+    usage, sass = build_variant(tmp_path, "on", dataclasses.replace(t, producer_warps=8), ["-DPRODUCER_ALTERNATE=1"],
+                                kernel)
+    assert usage.registers == 128
+    assert (len(re.findall(r"\bLDS\.128\b", sass)), len(re.findall(r"\bSTS\.128\b", sass))) == (4, 8)
+    assert re.findall(r"USETMAXREG\.(\w+)\.CTAPOOL \w*,? ?(0x\w+)", sass) == [("TRY_ALLOC", "0xc8"), ("DEALLOC", "0x38")]
+    assert_off_is_registered_and_refused(tmp_path, kernel, t, built[kernel][1], "-DPRODUCER_ALTERNATE=0",
+                                         ["-DPRODUCER_ALTERNATE=1"], "PRODUCER_ALTERNATE: two producer warpgroups")
+
+
+@pytest.mark.gpu
+def test_alternate_k_tiles_keep_c_exact(tmp_path):
+    """With its two producer warpgroups taking alternate K tiles (PRODUCER_ALTERNATE), int4_wgmma_epi_tma
+    is exact at every configured N on an sm_90 GPU, all of C checked, and on 2 CTAs at N = 1024 (16
+    blocks each: each warpgroup's copies run across block changes)."""
+    kernel = "int4_wgmma_epi_tma"
+    t = dataclasses.replace(tiling_from_config(CONFIG, kernel), producer_warps=8)
+    assert_build_exact_at_every_size(tmp_path, kernel, t, ["-DPRODUCER_ALTERNATE=1"])
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("kernel, ahead", [("int4_wgmma_epi_tma", 1), ("int4_wgmma_epi_tma", 2),
                                            ("int4_wgmma_epi_tma", 3), ("int4_wgmma_persistent", 2)])

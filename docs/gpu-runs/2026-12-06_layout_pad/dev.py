@@ -38,6 +38,11 @@ producer's packed B read from global memory 1-3 K tiles ahead (B_GLOBAL), on int
 (i4_g1_tma4 .. i4_g3_tma4 against i4_tma4, the registered kernel) and on int4_wgmma_persistent
 (i4_g2 against i4), beside int8_wgmma_serpentine and int8_wgmma_lag.
 
+DEV_SET=alternate (files dev10_*, for ../2026-12-07_int4_alternate/): the INT4 kernels with two producer
+warpgroups taking alternate K tiles (PRODUCER_WARPS=8, PRODUCER_ALTERNATE=1): i4_alt_tma4 against
+i4_tma4 (int4_wgmma_epi_tma) and i4_alt against i4 (int4_wgmma_persistent), beside
+int8_wgmma_serpentine and int8_wgmma_lag.
+
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
 check TAG N CTAS`."""
@@ -54,7 +59,7 @@ from analysis.gpu.harness.runner import GemmRunner
 from analysis.precision import gemm_ops, precision_of
 from analysis.tools import find_tool
 
-PFX = {"stages": "dev7", "combo": "dev8", "b_global": "dev9"}.get(os.environ.get("DEV_SET", ""), "dev6")
+PFX = {"stages": "dev7", "combo": "dev8", "b_global": "dev9", "alternate": "dev10"}.get(os.environ.get("DEV_SET", ""), "dev6")
 W = Path(f"/tmp/w{PFX}"); W.mkdir(exist_ok=True)
 CFG = yaml.safe_load(open("config/config.yaml"))
 I4, SERP, LAG = "int4_wgmma_persistent", "int8_wgmma_serpentine", "int8_wgmma_lag"
@@ -69,13 +74,14 @@ class Build:
     pad: int = 0            # bytes after each stage's slot (LAYOUT_PAD, STAGE_PAD)
     offset: int = 0         # bytes before the first stage (LAYOUT_OFFSET)
     stages: int | None = None  # stages (the registry's where None)
+    producer_warps: int = 0  # producer warps (the registry's where 0)
 
 
-def b(kernel, *defines, slots=0, pad=0, offset=0, stages=None):
+def b(kernel, *defines, slots=0, pad=0, offset=0, stages=None, producer_warps=0):
     pad_name = "LAYOUT_PAD" if kernel == I4 else "STAGE_PAD"
     return Build(kernel, tuple(defines) + ((f"-DEPI_TMA={slots}",) if slots else ())
                  + ((f"-D{pad_name}={pad}",) if pad else ()) + ((f"-DLAYOUT_OFFSET={offset}",) if offset else ()),
-                 slots, pad, offset, stages)
+                 slots, pad, offset, stages, producer_warps)
 
 
 KIB = 1024
@@ -104,6 +110,12 @@ if PFX == "dev9":  # DEV_SET=b_global: packed B from global memory, D K tiles ah
               "i4_g2": b(I4, "-DB_GLOBAL=2"), "i8_serp": b(SERP), "i8_lag": b(LAG)}
     SANITIZE = ("i4_g2_tma4", "i4_g3_tma4")
     FULL = ("i4_tma4", "i4_g2_tma4")
+if PFX == "dev10":  # DEV_SET=alternate: two producer warpgroups, each taking every other K tile whole
+    ALT = "-DPRODUCER_ALTERNATE=1"
+    BUILDS = {"i4": b(I4), "i4_tma4": b(I4T), "i4_alt": b(I4, ALT, producer_warps=8),
+              "i4_alt_tma4": b(I4T, ALT, producer_warps=8), "i8_serp": b(SERP), "i8_lag": b(LAG)}
+    SANITIZE = ("i4_alt_tma4",)
+    FULL = ("i4_tma4", "i4_alt_tma4")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
@@ -120,13 +132,13 @@ def prec_of(tag):
 def tiling(tag):
     """The registry's tiling of the build's kernel, with the shared memory its layout takes: the
     registered bytes per stage and pad, times its stages, + its offset and its EPI_TMA slots
-    (two consumer warpgroups)."""
+    (two consumer warpgroups); and its producer warps where the build names them."""
     bd = BUILDS[tag]
     t = tiling_from_config(CFG, bd.kernel)
     stages = bd.stages or t.stages
     stage_bytes = (t.smem_bytes - 1024) // t.stages  # the registered layout: stages x stage + 1024 of slack
     return dataclasses.replace(t, stages=stages, smem_bytes=stages * (stage_bytes + bd.pad) + 1024 + bd.offset
-                               + 2 * bd.slots * 8192)
+                               + 2 * bd.slots * 8192, producer_warps=bd.producer_warps or t.producer_warps)
 
 
 def runner(tag, n, inputs, ctas=None):
