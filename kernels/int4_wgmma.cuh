@@ -54,7 +54,8 @@
 #include "c_tma.cuh"
 
 // PRODUCER_WARPS: 4 (one producer warpgroup, the registered kernels) or 8 (two, 512 threads:
-// each producer thread unpacks half as many packed chunks a K tile). Measured: 0.83x the registered
+// each producer thread unpacks half as many packed chunks a K tile, or with PRODUCER_ALTERNATE
+// whole K tiles, every other one). Measured without PRODUCER_ALTERNATE: 0.83x the registered
 // kernel at N = 8192 on an H200 (docs/perf-notes.md).
 #ifndef PRODUCER_WARPS
 #define PRODUCER_WARPS 4
