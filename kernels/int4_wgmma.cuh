@@ -487,8 +487,10 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       if constexpr (kSplitRings) copy_pos.advance();
       const int kt = kPersistent ? copy_kt : next;
       const tuned::BlockCoord blk = copy_blk;
-      if constexpr (kAlternate) {  // the persistent build: k_tiles even, so copy_kt wraps to first_it
-        if ((copy_kt += 2) >= k_tiles) {
+      // PRODUCER_ALTERNATE (persistent): k_tiles is even, so copy_kt wraps to first_it. One form for
+      // both steps would change the registered kernels' SASS, hence two branches.
+      if constexpr (kAlternate) {
+        if ((copy_kt += kItStride) >= k_tiles) {
           copy_kt -= k_tiles;
           if (++copy_i < tiles.mine) copy_blk = tiles.block(copy_i);
         }

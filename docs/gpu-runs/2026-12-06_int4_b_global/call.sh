@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# The development call, from the repository root: DEV_SET=b_global of ../2026-12-06_layout_pad/dev.py
+# The development call, from the repository root: DEV_SET=b_global (default) of ../2026-12-06_layout_pad/dev.py
 # (builds, checks, timings, ceilings, sanitizers, profiles), then the GPU tests of B_GLOBAL; its
 # output, nvidia-smi's description of the GPU and the sanitizers' records go back in
-# dev9_logs.tar.xz (a call returns at most 8 files).
+# dev9_logs.tar.xz (a call returns at most 8 files). DEV_SET=alternate: the same for
+# PRODUCER_ALTERNATE (../2026-12-07_int4_alternate/), files dev10_*.
 set -uo pipefail
+DEV_SET=${DEV_SET:-b_global}
+case "$DEV_SET" in
+  b_global) PFX=dev9; TESTS=packed_b_from_global ;;
+  alternate) PFX=dev10; TESTS=alternate_k_tiles ;;
+  *) echo "DEV_SET: b_global or alternate, not $DEV_SET" >&2; exit 2 ;;
+esac
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   >/dev/null 2>&1 || true
 export PYTHONPATH=/tmp/site:$PWD PATH=/tmp/site/bin:$PATH PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv | tee "$OUT/gpu.txt"
-DEV_SET=b_global python3 docs/gpu-runs/2026-12-06_layout_pad/dev.py 2>&1 | tee "$OUT/dev9.log" | tail -30
-timeout 150 python3 -m pytest -m gpu -n 0 -p no:cacheprovider -q tests/test_wgmma.py -k packed_b_from_global \
+DEV_SET=$DEV_SET python3 docs/gpu-runs/2026-12-06_layout_pad/dev.py 2>&1 | tee "$OUT/$PFX.log" | tail -30
+timeout 150 python3 -m pytest -m gpu -n 0 -p no:cacheprovider -q tests/test_wgmma.py -k $TESTS \
   > "$OUT/pytest_gpu.log" 2>&1
 tail -3 "$OUT/pytest_gpu.log"
-(cd "$OUT" && tar cJf dev9_logs.tar.xz gpu.txt dev9.log pytest_gpu.log $(ls dev9_sanitize.json 2>/dev/null) \
-  && rm -f gpu.txt dev9.log pytest_gpu.log dev9_sanitize.json)
+(cd "$OUT" && tar cJf ${PFX}_logs.tar.xz gpu.txt $PFX.log pytest_gpu.log $(ls ${PFX}_sanitize.json 2>/dev/null) \
+  && rm -f gpu.txt $PFX.log pytest_gpu.log ${PFX}_sanitize.json)
 ls -la "$OUT"
