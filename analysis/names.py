@@ -125,11 +125,16 @@ def set_name_problem(name: str) -> str | None:
     bytes gives comparison folders longer than a file name may be, and a name holding ``__vs`` or
     ``vs__`` could make a comparison's folder ``figures/compare/{a}__vs__{b}`` read as another pair of
     sets (``av1__vs__x`` against ``av2`` and ``av1`` against ``x__vs__av2`` share one folder; without
-    these two substrings the separator is the folder name's only ``__vs__``), and a name of other
-    characters than :data:`SET_NAME`'s."""
+    these two substrings the separator is the folder name's only ``__vs__``), a name ending in
+    ``.`` (Windows and SMB shares drop a file name's trailing dots, so ``a.`` and ``a`` would be one
+    folder there, and the set's log files read ``a...log``), and a name of other characters than
+    :data:`SET_NAME`'s."""
     if not SET_NAME.fullmatch(name):
         return ("holds other characters than letters, digits, '.', '_' and '-', or starts with '.' or '-': the "
                 "workflow's file patterns match only these")
+    if name.endswith("."):
+        return ("ends with '.': Windows and SMB shares drop a file name's trailing dots, so the set's folder would "
+                "be that of the name without them")
     if "__vs" in name or "vs__" in name:
         return ("holds '__vs' or 'vs__': a comparison's folder figures/compare/A__vs__B could then be read as "
                 "another pair of sets (e.g. use '_vs_')")

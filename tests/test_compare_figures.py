@@ -168,8 +168,17 @@ def test_many_launches_keep_the_figure_narrow(many, tmp_path):
         counts = [int(m.group(1)) for lab in labels for m in [re.search(r"(\d+) launches$", lab)] if m]
         assert len(labels) <= MAX_COLUMNS and sum(counts) == 401, labels
         assert sorted(counts) == [100, 100, 100, 101]
+        assert "401 launches in 4 columns:" in fig._suptitle.get_text()
         assert overlaps(fig) == []
         save(fig, tmp_path / "h.png", tmp_path / "h.pdf")
+    finally:
+        plt.close(fig)
+    # one kernel's 100 launches: one column, said in the singular ("in 1 columns" before)
+    one = diff[diff["mangled"] == "_Z5scaleIiEvPT_S0_i"]
+    fig = headline_figure(one, "scale<int>\nagainst itself")
+    try:
+        assert [lab for ax in fig.axes for lab in _columns(ax)] == ["scale\n100 launches"]
+        assert "100 launches in 1 column:" in fig._suptitle.get_text()
     finally:
         plt.close(fig)
     from PIL import Image

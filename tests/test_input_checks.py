@@ -419,6 +419,16 @@ def test_a_set_name_too_long_for_a_comparison_folder_is_refused():
     assert len(f"{'s' * MAX_SET_NAME}__vs__{'s' * MAX_SET_NAME}".encode()) <= 255
 
 
+def test_a_set_name_ending_in_a_dot_is_refused():
+    """`import_set set=a..` made profiles/a.. and logs/explain_set/a...log; on a Windows or SMB
+    file system the folder would be profiles/a, another set's."""
+    from analysis.names import set_name_problem
+
+    for bad in ("a.", "a..", "h200_ncu2025.3."):
+        assert "ends with '.'" in set_name_problem(bad), bad
+    assert set_name_problem("h200_ncu2025.3.1") is None and set_name_problem("a.b") is None
+
+
 @pytest.mark.parametrize("name", ["run_" + "x" * 30, "ab" * 25, "trial_" + "0" * 40])
 def test_a_report_name_snakemake_takes_for_periodic_is_changed_at_import(tmp_path, name):
     """A name ending in 20 or more repeats of one substring stopped the import at Snakemake's
