@@ -231,10 +231,30 @@ def test_an_import_adding_another_gpu_to_a_set_says_so(foreign_dir, tmp_path):
         (tmp_path / name / "more.ncu-rep.xz").write_bytes(src.read_bytes())
     gpu_a100, gpu_a10g = report_metadata(a100)["gpu"], report_metadata(a10g)["gpu"]
     assert gpu_a100 != gpu_a10g
-    assert check_sources(import_plan(tmp_path / "same"), tmp_path / "set") == []
-    assert check_sources(import_plan(tmp_path / "other"), tmp_path / "set") == [
+    adding = ("config set: set holds 1 report already; this import adds 1 beside them, and its tables, figures and "
+              "comparisons will be remade with all of them (import into a new set name to keep them apart)")
+    assert check_sources(import_plan(tmp_path / "same"), tmp_path / "set") == [adding]
+    assert check_sources(import_plan(tmp_path / "other"), tmp_path / "set") == [adding,
         f"config set: set holds reports of {gpu_a100}; this import adds reports of {gpu_a10g}, so the set will mix "
         "GPUs (import into a new set name to keep them apart)"]
+    assert check_sources(import_plan(tmp_path / "same")) == []  # into a new set: nothing said
+
+
+def test_an_import_into_a_set_with_its_own_readme_says_the_readme_is_stale(foreign_dir, tmp_path):
+    """Importing into a committed imported set (profiles/a100_ncu2021.2.2_bitwise_spgemm) added the
+    reports without a word, and the set's README.md, which gives its reports' provenance, no longer
+    described it."""
+    import shutil
+
+    committed = REPO / "profiles" / "a100_ncu2021.2.2_bitwise_spgemm"
+    shutil.copytree(committed, tmp_path / "set")
+    (tmp_path / "src").mkdir()
+    shutil.copy(foreign_dir / "ZSL98__bitwise_spgemm__profiling_results_sgemm__9966c431.ncu-rep.xz",
+                tmp_path / "src" / "sgemm.ncu-rep.xz")
+    (said,) = check_sources(import_plan(tmp_path / "src"), tmp_path / "set")
+    held = len(list((committed / "reports").glob("*.ncu-rep.xz")))
+    assert said.startswith(f"config set: set holds {held} report{'s' * (held != 1)} already; this import adds 1 ")
+    assert f"({tmp_path / 'set' / 'README.md'} describes the set before this import: update it)" in said
 
 
 def test_an_import_of_several_gpus_and_versions_says_so(foreign_dir, tmp_path):

@@ -114,7 +114,8 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     Returns:
         Warnings: one where the reports imported are of several GPUs, one where they are of
         several Nsight Compute versions (a version not recorded counts as one more), one where
-        ``set_folder`` holds reports already and this import adds reports of another GPU; one
+        ``set_folder`` holds reports already (saying how many, and that its ``README.md``, where it
+        has one, describes it before the import), one where this import adds reports of another GPU; one
         for the plain ``.ncu-rep`` sources (no checksum guards them, and ncu writes a block per launch, so a file cut between two launches reads as a whole
         report with fewer; it gives the launch count each holds to check against what was
         profiled).
@@ -208,6 +209,13 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     # another GPU into a set that holds reports already: allowed (a set may mix GPUs), but said
     in_set = {gpu for gpu in held_gpus.values() if gpu}
     new_gpus = {gpu for _, gpu in gpus.values() if gpu} - in_set
+    if held:  # adding to a set is allowed, but said: the set's figures and its own notes change with it
+        readme = Path(set_folder) / "README.md"
+        warnings.append(f"config set: {Path(set_folder).name} holds {len(held)} report{'s' * (len(held) != 1)} "
+                        f"already; this import adds {len(plan)} beside them, and its tables, figures and comparisons "
+                        f"will be remade with all of them"
+                        + (f" ({readme} describes the set before this import: update it)" if readme.is_file() else "")
+                        + " (import into a new set name to keep them apart)")
     if in_set and new_gpus:
         warnings.append(f"config set: {Path(set_folder).name} holds reports of {', '.join(sorted(in_set))}; this import "
                         f"adds reports of {', '.join(sorted(new_gpus))}, so the set will mix GPUs (import into a "
