@@ -5,7 +5,10 @@ registered int4_wgmma_epi_tma) and i4_g2_tma4 (launch 1, B_GLOBAL=2). Prints:
   kernels/int4_wgmma.cuh as it was built (2 lines lower in the file since) and the samples by stall
   reason (analysis.reports.hotspots);
 - the shared-memory wavefronts of each SASS opcode against their ideal count (the Source Counters'
-  per-instruction `memory_l1_wavefronts_shared` and `memory_l1_wavefronts_shared_ideal`).
+  per-instruction `memory_l1_wavefronts_shared` and `memory_l1_wavefronts_shared_ideal`);
+- each launch's PC samples summed by SASS opcode (the six largest shares);
+- the warp-level executions of the producer's `LDS.128` and `STS.128` (`inst_executed`) and their
+  threads per execution (`thread_inst_executed` / `inst_executed`; 32 for whole warps).
 Run from the repository root: `python3 docs/gpu-runs/2026-12-06_int4_b_global/stalls.py`.
 DEV_DIR=folder and DEV_SET=alternate read the `--set full` launches of dev10 (i4_tma4, then
 i4_alt_tma4: PRODUCER_ALTERNATE) in that folder instead:
@@ -44,8 +47,30 @@ with _plain_report(rep) as plain:
             for j in range(m.num_instances()):
                 words = a.sass_by_pc(int(ids.value(j))).split()
                 into[words[1] if words[0].startswith("@") else words[0]] += m.value(j)
+        # warp-level executions of the producer's unpacking instructions and their threads: a warp whose
+        # threads left a try_wait loop at different rounds runs them in several passes (fewer threads each)
+        passes, threads = collections.Counter(), collections.Counter()
+        for name, into in (("inst_executed", passes), ("thread_inst_executed", threads)):
+            m = a.metric_by_name(name)
+            ids = m.correlation_ids()
+            for j in range(m.num_instances()):
+                words = a.sass_by_pc(int(ids.value(j))).split()
+                op = words[1] if words[0].startswith("@") else words[0]
+                if op in ("LDS.128", "STS.128"):
+                    into[op] += m.value(j)
+        print(f"launch {i} ({BUILDS[i]}) warp-level executions (threads per execution): "
+              + ", ".join(f"{op} {passes[op]:,.0f} ({threads[op] / passes[op]:.2f})" for op in sorted(passes)))
         print(f"launch {i} ({BUILDS[i]}) shared-memory wavefronts by opcode (ideal): "
               + ", ".join(f"{op} {real[op]:,.0f} ({ideal[op]:,.0f})" for op, _ in real.most_common()))
+# every sampled instruction, its samples summed by SASS opcode (predicate dropped): the share of each
+# launch's PC samples on WARPGROUP.DEPBAR (the consumers waiting for their own wgmma), BRA (the
+# mbarrier try_wait loops) ...
+every = hotspots_of(rep, actions, top=100_000)
+every["opcode"] = every["sass"].str.split().map(lambda w: w[1] if w[0].startswith("@") else w[0])
+for i, _, _ in actions:
+    by_op = every[every["launch"] == i].groupby("opcode")["samples_share"].sum().sort_values(ascending=False)
+    print(f"launch {i} ({BUILDS[i]}) PC samples by opcode: "
+          + ", ".join(f"{op} {share:.1%}" for op, share in by_op.head(6).items()))
 pd.set_option("display.width", 250)
 pd.set_option("display.max_colwidth", 100)
 print(spots[["launch", "rank", "sass", "line", "samples_share", "reasons"]].to_string(index=False))
