@@ -33,6 +33,23 @@ COUNTERS = ["gpu__time_duration.sum", "sm__pipe_tensor_cycles_active.avg.pct_of_
             "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
             "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"]
 
+
+def opcode(sass: str) -> str:
+    """The SASS instruction's opcode with its modifiers, its predicate (``@!P0``) dropped."""
+    words = sass.split()
+    return words[1] if words[0].startswith("@") else words[0]
+
+
+def by_opcode(action, name: str) -> collections.Counter:
+    """The per-instruction metric `name` of a launch (an ``ncu_report`` action), summed by opcode."""
+    m = action.metric_by_name(name)
+    ids = m.correlation_ids()
+    out = collections.Counter()
+    for j in range(m.num_instances()):
+        out[opcode(action.sass_by_pc(int(ids.value(j))))] += m.value(j)
+    return out
+
+
 rep = HERE / ("dev10_full.ncu-rep.xz" if ALTERNATE else "dev9_full.ncu-rep.xz")
 with _plain_report(rep) as plain:
     actions = list(_actions(_open(rep, plain)))
@@ -40,24 +57,11 @@ with _plain_report(rep) as plain:
         print(f"launch {i} ({BUILDS[i]}): " + ", ".join(f"{m} {a[m].as_double():,.3f}" for m in COUNTERS))
     spots = hotspots_of(rep, actions, top=12)
     for i, _, a in actions:
-        real, ideal = collections.Counter(), collections.Counter()
-        for name, into in (("memory_l1_wavefronts_shared", real), ("memory_l1_wavefronts_shared_ideal", ideal)):
-            m = a.metric_by_name(name)
-            ids = m.correlation_ids()
-            for j in range(m.num_instances()):
-                words = a.sass_by_pc(int(ids.value(j))).split()
-                into[words[1] if words[0].startswith("@") else words[0]] += m.value(j)
+        real, ideal = by_opcode(a, "memory_l1_wavefronts_shared"), by_opcode(a, "memory_l1_wavefronts_shared_ideal")
         # warp-level executions of the producer's unpacking instructions and their threads: a warp whose
         # threads left a try_wait loop at different rounds runs them in several passes (fewer threads each)
-        passes, threads = collections.Counter(), collections.Counter()
-        for name, into in (("inst_executed", passes), ("thread_inst_executed", threads)):
-            m = a.metric_by_name(name)
-            ids = m.correlation_ids()
-            for j in range(m.num_instances()):
-                words = a.sass_by_pc(int(ids.value(j))).split()
-                op = words[1] if words[0].startswith("@") else words[0]
-                if op in ("LDS.128", "STS.128"):
-                    into[op] += m.value(j)
+        passes, threads = by_opcode(a, "inst_executed"), by_opcode(a, "thread_inst_executed")
+        passes = {op: passes[op] for op in ("LDS.128", "STS.128") if op in passes}
         print(f"launch {i} ({BUILDS[i]}) warp-level executions (threads per execution): "
               + ", ".join(f"{op} {passes[op]:,.0f} ({threads[op] / passes[op]:.2f})" for op in sorted(passes)))
         print(f"launch {i} ({BUILDS[i]}) shared-memory wavefronts by opcode (ideal): "
@@ -66,7 +70,7 @@ with _plain_report(rep) as plain:
 # launch's PC samples on WARPGROUP.DEPBAR (the consumers waiting for their own wgmma), BRA (the
 # mbarrier try_wait loops) ...
 every = hotspots_of(rep, actions, top=100_000)
-every["opcode"] = every["sass"].str.split().map(lambda w: w[1] if w[0].startswith("@") else w[0])
+every["opcode"] = every["sass"].map(opcode)
 for i, _, _ in actions:
     by_op = every[every["launch"] == i].groupby("opcode")["samples_share"].sum().sort_values(ascending=False)
     print(f"launch {i} ({BUILDS[i]}) PC samples by opcode: "
