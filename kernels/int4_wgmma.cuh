@@ -120,6 +120,15 @@
 #ifndef UNPACK_LOAD_FIRST
 #define UNPACK_LOAD_FIRST 0
 #endif
+// PRODUCER_SYNCWARP=1: every producer warp rejoins its threads (__syncwarp) at the start of each
+// K tile. A warp whose threads leave a try_wait loop (hopper::mbarrier_wait, one loop a thread) at
+// different rounds can stay split through the loop, each part issuing the tile's instructions
+// again: in the --set full launches of 2026-12-07 the unpacking's LDS.128 and STS.128 ran at 31.77
+// threads an execution in int4_wgmma_epi_tma and 25.65 with PRODUCER_ALTERNATE (docs/perf-notes.md).
+// 0 (the registered kernels): no rejoin. Not measured on a GPU.
+#ifndef PRODUCER_SYNCWARP
+#define PRODUCER_SYNCWARP 0
+#endif
 // Where the interleaved layout (PACKED_STAGES equal to STAGES, no SPLIT_RINGS) puts each stage's
 // tiles in its slot of kStageBytes: LAYOUT_ROTATE=r puts stage s's INT8 B tile in slot (s + r) %
 // STAGES (the packed tiles of stage s stay in slot s), and LAYOUT_B8_LAST=1 puts the INT8 B tile
@@ -565,6 +574,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
     }
     [[maybe_unused]] RingPos<kPackedStages> unpack_pos;  // the packed stage of tile it (kSplitRings)
     for (int it = first_it; it < total && !kBGlobal; it += kAlternate ? kItStride : kGroup) {
+      if constexpr (PRODUCER_SYNCWARP != 0) __syncwarp();  // the warp's threads together again
       const uint32_t phase = (it / kStages) & 1;  // one phase for the group (static_assert above)
       uint4 q[kGroup][kItems];
       if constexpr (kGroup == 1) {

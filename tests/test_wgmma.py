@@ -982,6 +982,42 @@ def test_two_producer_warpgroups_can_take_alternate_k_tiles(built, tmp_path):
                                          ["-DPRODUCER_ALTERNATE=1"], "PRODUCER_ALTERNATE: two producer warpgroups")
 
 
+def test_producer_warps_can_rejoin_at_each_k_tile(built, tmp_path):
+    """PRODUCER_SYNCWARP=1 rejoins each producer warp at the top of its K-tile loop: nvcc emits a
+    `BRA.DIV` there (taken only by a split warp) to a `WARPSYNC.COLLECTIVE`, ahead of the tile's
+    4 LDS.128 and 8 STS.128 (unchanged), alone and with the alternating producer warpgroups; nothing
+    spills. The registered build has neither instruction, and off its SASS is unchanged."""
+    kernel = "int4_wgmma_epi_tma"
+    t = tiling_from_config(CONFIG, kernel)
+    assert not re.search(r"\bBRA\.DIV\b|\bWARPSYNC\.COLLECTIVE\b", built[kernel][1])
+    for tag, tiling, defines in (("on", t, ["-DPRODUCER_SYNCWARP=1"]),
+                                 ("alt", dataclasses.replace(t, producer_warps=8),
+                                  ["-DPRODUCER_SYNCWARP=1", "-DPRODUCER_ALTERNATE=1"])):
+        usage, sass = build_variant(tmp_path, tag, tiling, defines, kernel)
+        assert (len(re.findall(r"\bLDS\.128\b", sass)), len(re.findall(r"\bSTS\.128\b", sass))) == (4, 8), tag
+        lines = sass.splitlines()
+        first_lds = next(i for i, line in enumerate(lines) if re.search(r"\bLDS\.128\b", line))
+        assert any(re.search(r"\bBRA\.DIV\b", line) for line in lines[:first_lds]), tag
+        assert re.search(r"\bWARPSYNC\.COLLECTIVE\b", sass), tag
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DPRODUCER_SYNCWARP=0"],
+                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
+    assert (tmp_path / "off.sass").read_text() == built[kernel][1]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("alternate", [False, True])
+def test_rejoined_producer_keeps_c_exact(tmp_path, alternate):
+    """With its producer warps rejoined at each K tile (PRODUCER_SYNCWARP), alone and with the
+    alternating producer warpgroups, int4_wgmma_epi_tma is exact at every configured N on an sm_90
+    GPU, all of C checked, and on 2 CTAs at N = 1024."""
+    kernel = "int4_wgmma_epi_tma"
+    t = tiling_from_config(CONFIG, kernel)
+    defines = ["-DPRODUCER_SYNCWARP=1"]
+    if alternate:
+        t, defines = dataclasses.replace(t, producer_warps=8), defines + ["-DPRODUCER_ALTERNATE=1"]
+    assert_build_exact_at_every_size(tmp_path, kernel, t, defines)
+
+
 @pytest.mark.gpu
 def test_alternate_k_tiles_keep_c_exact(tmp_path):
     """With its two producer warpgroups taking alternate K tiles (PRODUCER_ALTERNATE), int4_wgmma_epi_tma

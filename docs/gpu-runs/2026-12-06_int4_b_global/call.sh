@@ -3,13 +3,15 @@
 # (builds, checks, timings, ceilings, sanitizers, profiles), then the GPU tests of B_GLOBAL; its
 # output, nvidia-smi's description of the GPU and the sanitizers' records go back in
 # dev9_logs.tar.xz (a call returns at most 8 files). DEV_SET=alternate: the same for
-# PRODUCER_ALTERNATE (../2026-12-07_int4_alternate/), files dev10_*.
+# PRODUCER_ALTERNATE (../2026-12-07_int4_alternate/), files dev10_*; DEV_SET=syncwarp: PRODUCER_SYNCWARP,
+# files dev11_*.
 set -uo pipefail
 DEV_SET=${DEV_SET:-b_global}
 case "$DEV_SET" in
   b_global) PFX=dev9; TESTS=packed_b_from_global ;;
   alternate) PFX=dev10; TESTS=alternate_k_tiles ;;
-  *) echo "DEV_SET: b_global or alternate, not $DEV_SET" >&2; exit 2 ;;
+  syncwarp) PFX=dev11; TESTS=rejoined ;;
+  *) echo "DEV_SET: b_global, alternate or syncwarp, not $DEV_SET" >&2; exit 2 ;;
 esac
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   >/dev/null 2>&1 || true

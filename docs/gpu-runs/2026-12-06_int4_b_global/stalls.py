@@ -11,7 +11,8 @@ registered int4_wgmma_epi_tma) and i4_g2_tma4 (launch 1, B_GLOBAL=2). Prints:
   threads per execution (`thread_inst_executed` / `inst_executed`; 32 for whole warps).
 Run from the repository root: `python3 docs/gpu-runs/2026-12-06_int4_b_global/stalls.py`.
 DEV_DIR=folder and DEV_SET=alternate read the `--set full` launches of dev10 (i4_tma4, then
-i4_alt_tma4: PRODUCER_ALTERNATE) in that folder instead:
+i4_alt_tma4: PRODUCER_ALTERNATE) in that folder instead, and DEV_SET=syncwarp those of dev11 (i4_tma4,
+then i4_sw_tma4: PRODUCER_SYNCWARP):
 `DEV_DIR=docs/gpu-runs/2026-12-07_int4_alternate DEV_SET=alternate python3 docs/gpu-runs/2026-12-06_int4_b_global/stalls.py`."""
 import collections
 import os
@@ -24,9 +25,10 @@ from analysis.reports.ncu.files import _plain_report
 from analysis.reports.ncu.launches import _actions, _open
 
 HERE = Path(os.environ.get("DEV_DIR", Path(__file__).resolve().parent))
-ALTERNATE = os.environ.get("DEV_SET") == "alternate"
-# dev.py's FULL for DEV_SET=b_global (or alternate), in launch order
-BUILDS = ("i4_tma4", "i4_alt_tma4") if ALTERNATE else ("i4_tma4", "i4_g2_tma4")
+# dev.py's FULL for each DEV_SET, in launch order, and its files' prefix
+BUILDS, PREFIX = {"alternate": (("i4_tma4", "i4_alt_tma4"), "dev10"),
+                  "syncwarp": (("i4_tma4", "i4_sw_tma4"), "dev11")}.get(os.environ.get("DEV_SET", ""),
+                                                                     (("i4_tma4", "i4_g2_tma4"), "dev9"))
 COUNTERS = ["gpu__time_duration.sum", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
             "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
             "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
@@ -50,7 +52,7 @@ def by_opcode(action, name: str) -> collections.Counter:
     return out
 
 
-rep = HERE / ("dev10_full.ncu-rep.xz" if ALTERNATE else "dev9_full.ncu-rep.xz")
+rep = HERE / f"{PREFIX}_full.ncu-rep.xz"
 with _plain_report(rep) as plain:
     actions = list(_actions(_open(rep, plain)))
     for i, _, a in actions:

@@ -43,6 +43,11 @@ warpgroups taking alternate K tiles (PRODUCER_WARPS=8, PRODUCER_ALTERNATE=1): i4
 i4_tma4 (int4_wgmma_epi_tma) and i4_alt against i4 (int4_wgmma_persistent), beside
 int8_wgmma_serpentine and int8_wgmma_lag.
 
+DEV_SET=syncwarp (files dev11_*, prepared, not run): every producer warp rejoined at the start of each
+K tile (PRODUCER_SYNCWARP=1): i4_sw_tma4 against i4_tma4 (int4_wgmma_epi_tma), i4_sw against i4
+(int4_wgmma_persistent) and i4_alt_sw_tma4 against i4_alt_tma4 (PRODUCER_ALTERNATE), beside
+int8_wgmma_serpentine.
+
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
 check TAG N CTAS`."""
@@ -59,7 +64,7 @@ from analysis.gpu.harness.runner import GemmRunner
 from analysis.precision import gemm_ops, precision_of
 from analysis.tools import find_tool
 
-PFX = {"stages": "dev7", "combo": "dev8", "b_global": "dev9", "alternate": "dev10"}.get(os.environ.get("DEV_SET", ""), "dev6")
+PFX = {"stages": "dev7", "combo": "dev8", "b_global": "dev9", "alternate": "dev10", "syncwarp": "dev11"}.get(os.environ.get("DEV_SET", ""), "dev6")
 W = Path(f"/tmp/w{PFX}"); W.mkdir(exist_ok=True)
 CFG = yaml.safe_load(open("config/config.yaml"))
 I4, SERP, LAG = "int4_wgmma_persistent", "int8_wgmma_serpentine", "int8_wgmma_lag"
@@ -116,6 +121,13 @@ if PFX == "dev10":  # DEV_SET=alternate: two producer warpgroups, each taking ev
               "i4_alt_tma4": b(I4T, ALT, producer_warps=8), "i8_serp": b(SERP), "i8_lag": b(LAG)}
     SANITIZE = ("i4_alt_tma4",)
     FULL = ("i4_tma4", "i4_alt_tma4")
+if PFX == "dev11":  # DEV_SET=syncwarp: the producer warps rejoined at each K tile
+    ALT, SW = "-DPRODUCER_ALTERNATE=1", "-DPRODUCER_SYNCWARP=1"
+    BUILDS = {"i4": b(I4), "i4_sw": b(I4, SW), "i4_tma4": b(I4T), "i4_sw_tma4": b(I4T, SW),
+              "i4_alt_tma4": b(I4T, ALT, producer_warps=8), "i4_alt_sw_tma4": b(I4T, ALT, SW, producer_warps=8),
+              "i8_serp": b(SERP)}
+    SANITIZE = ("i4_sw_tma4",)
+    FULL = ("i4_tma4", "i4_sw_tma4")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
