@@ -231,8 +231,8 @@ def test_an_import_adding_another_gpu_to_a_set_says_so(foreign_dir, tmp_path):
         (tmp_path / name / "more.ncu-rep.xz").write_bytes(src.read_bytes())
     gpu_a100, gpu_a10g = report_metadata(a100)["gpu"], report_metadata(a10g)["gpu"]
     assert gpu_a100 != gpu_a10g
-    adding = ("config set: set holds 1 report already; this import adds 1 beside them, and its tables, figures and "
-              "comparisons will be remade with all of them (import into a new set name to keep them apart)")
+    adding = ("config set: set holds 1 report already; this import adds 1 report beside it, and its tables, figures "
+              "and comparisons will be remade with all of them (import into a new set name to keep them apart)")
     assert check_sources(import_plan(tmp_path / "same"), tmp_path / "set") == [adding]
     assert check_sources(import_plan(tmp_path / "other"), tmp_path / "set") == [adding,
         f"config set: set holds reports of {gpu_a100}; this import adds reports of {gpu_a10g}, so the set will mix "
@@ -253,7 +253,8 @@ def test_an_import_into_a_set_with_its_own_readme_says_the_readme_is_stale(forei
                 tmp_path / "src" / "sgemm.ncu-rep.xz")
     (said,) = check_sources(import_plan(tmp_path / "src"), tmp_path / "set")
     held = len(list((committed / "reports").glob("*.ncu-rep.xz")))
-    assert said.startswith(f"config set: set holds {held} report{'s' * (held != 1)} already; this import adds 1 ")
+    assert said.startswith(f"config set: set holds {held} report{'s' * (held != 1)} already; this import adds 1 "
+                           f"report beside {'it' if held == 1 else 'them'}, ")
     assert f"({tmp_path / 'set' / 'README.md'} describes the set before this import: update it)" in said
 
 

@@ -410,8 +410,8 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
             notes.append("\u2020 = launches of other shapes (grid or block) matched by name: not the same work, so "
                          "their change is not that of one kernel across versions (changes.csv, match)")
         if pooled:
-            notes.append(f"{int(cols['launches'].sum())} launches in {n_cols} column{'s' * (n_cols != 1)}: a column of several launches"
-                         " gives their median and, below, their range; * = at least one launch flagged")
+            notes.append(f"{int(cols['launches'].sum())} launches in {n_cols} column{'s' * (n_cols != 1)}: a column of "
+                         "several launches gives their median and, below, their range; * = at least one launch flagged")
         # the figure's title, over the whole width (a narrow grid of few columns left the
         # notes running into the colour bar), each note wrapped to that width (7 pt type:
         # about 0.55 of its size per character)

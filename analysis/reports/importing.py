@@ -212,8 +212,9 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     if held:  # adding to a set is allowed, but said: the set's figures and its own notes change with it
         readme = Path(set_folder) / "README.md"
         warnings.append(f"config set: {Path(set_folder).name} holds {len(held)} report{'s' * (len(held) != 1)} "
-                        f"already; this import adds {len(plan)} beside them, and its tables, figures and comparisons "
-                        f"will be remade with all of them"
+                        f"already; this import adds {len(plan)} report{'s' * (len(plan) != 1)} beside "
+                        f"{'it' if len(held) == 1 else 'them'}, and its tables, figures and comparisons will be remade "
+                        f"with all of them"
                         + (f" ({readme} describes the set before this import: update it)" if readme.is_file() else "")
                         + " (import into a new set name to keep them apart)")
     if in_set and new_gpus:
