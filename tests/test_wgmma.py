@@ -583,14 +583,19 @@ def assert_refused(tmp_path: Path, kernel: str, tiling: Tiling, refused: list[st
     assert message in (tmp_path / "k.log").read_text()
 
 
-def assert_off_is_registered_and_refused(tmp_path: Path, kernel: str, tiling: Tiling, registered: str, off: str,
-                                         refused: list[str], message: str) -> None:
+def assert_off_is_registered(tmp_path: Path, kernel: str, tiling: Tiling, registered: str, off: str) -> None:
     """A development build parameter set to its off value (``off``, one define) gives ``kernel``'s
-    registered SASS byte for byte, and ``refused`` (defines it cannot be combined with) is refused
-    (:func:`assert_refused`)."""
+    registered SASS byte for byte."""
     build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + [off],
                  tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
     assert (tmp_path / "off.sass").read_text() == registered
+
+
+def assert_off_is_registered_and_refused(tmp_path: Path, kernel: str, tiling: Tiling, registered: str, off: str,
+                                         refused: list[str], message: str) -> None:
+    """:func:`assert_off_is_registered`, and ``refused`` (defines the parameter cannot be combined
+    with) is refused (:func:`assert_refused`)."""
+    assert_off_is_registered(tmp_path, kernel, tiling, registered, off)
     assert_refused(tmp_path, kernel, tiling, refused, message)
 
 
@@ -999,9 +1004,7 @@ def test_producer_warps_can_rejoin_at_each_k_tile(built, tmp_path):
         first_lds = next(i for i, line in enumerate(lines) if re.search(r"\bLDS\.128\b", line))
         assert any(re.search(r"\bBRA\.DIV\b", line) for line in lines[:first_lds]), tag
         assert re.search(r"\bWARPSYNC\.COLLECTIVE\b", sass), tag
-    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", t.defines() + ["-DPRODUCER_SYNCWARP=0"],
-                 tmp_path / "off.cubin", tmp_path / "off.json", tmp_path / "off.sass", tmp_path / "off.log")
-    assert (tmp_path / "off.sass").read_text() == built[kernel][1]
+    assert_off_is_registered(tmp_path, kernel, t, built[kernel][1], "-DPRODUCER_SYNCWARP=0")
 
 
 @pytest.mark.gpu

@@ -57,7 +57,8 @@ with _plain_report(rep) as plain:
     actions = list(_actions(_open(rep, plain)))
     for i, _, a in actions:
         print(f"launch {i} ({BUILDS[i]}): " + ", ".join(f"{m} {a[m].as_double():,.3f}" for m in COUNTERS))
-    spots = hotspots_of(rep, actions, top=12)
+    # every sampled instruction of each launch, ranked (1 = most samples)
+    every = hotspots_of(rep, actions, top=100_000)
     for i, _, a in actions:
         real, ideal = by_opcode(a, "memory_l1_wavefronts_shared"), by_opcode(a, "memory_l1_wavefronts_shared_ideal")
         # warp-level executions of the producer's unpacking instructions and their threads: a warp whose
@@ -68,10 +69,8 @@ with _plain_report(rep) as plain:
               + ", ".join(f"{op} {passes[op]:,.0f} ({threads[op] / passes[op]:.2f})" for op in sorted(passes)))
         print(f"launch {i} ({BUILDS[i]}) shared-memory wavefronts by opcode (ideal): "
               + ", ".join(f"{op} {real[op]:,.0f} ({ideal[op]:,.0f})" for op, _ in real.most_common()))
-# every sampled instruction, its samples summed by SASS opcode (predicate dropped): the share of each
-# launch's PC samples on WARPGROUP.DEPBAR (the consumers waiting for their own wgmma), BRA (the
-# mbarrier try_wait loops) ...
-every = hotspots_of(rep, actions, top=100_000)
+# the samples summed by SASS opcode (predicate dropped): the share of each launch's PC samples on
+# WARPGROUP.DEPBAR (the consumers waiting for their own wgmma), BRA (the mbarrier try_wait loops) ...
 every["opcode"] = every["sass"].map(opcode)
 for i, _, _ in actions:
     by_op = every[every["launch"] == i].groupby("opcode")["samples_share"].sum().sort_values(ascending=False)
@@ -79,4 +78,4 @@ for i, _, _ in actions:
           + ", ".join(f"{op} {share:.1%}" for op, share in by_op.head(6).items()))
 pd.set_option("display.width", 250)
 pd.set_option("display.max_colwidth", 100)
-print(spots[["launch", "rank", "sass", "line", "samples_share", "reasons"]].to_string(index=False))
+print(every[every["rank"] <= 12][["launch", "rank", "sass", "line", "samples_share", "reasons"]].to_string(index=False))
