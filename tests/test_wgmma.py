@@ -219,6 +219,7 @@ def test_builds_for_sm_90a_without_spills_and_issues_gmma_and_tma(built, kernel)
     assert re.search(r"USETMAXREG\.TRY_ALLOC", sass)
     assert not re.search(r"\b[HI]MMA\.|\bLDL\b|\bSTL\b", sass)
     assert not re.search(r"C751[125]|C7508", log)
+    assert_registers_fit_the_pool(sass, usage, tiling_from_config(CONFIG, kernel))
     # in a cluster: B copied by multicast, the cluster barrier at the start and the end, and
     # the releases arrive on both CTAs' barriers (remote arrivals) without a GPU-scope fence
     # in the main loop (two MEMBAR.ALL.GPU: the release of each cluster barrier)
@@ -559,11 +560,38 @@ def packed_ring_tiling(t: Tiling, packed: int, slots: int = 0, stages: int | Non
     return dataclasses.replace(t, smem_bytes=smem)
 
 
+def wgmma_serialized(sass: str, log: str) -> bool:
+    """Whether ptxas serialized a build's wgmma: its advisory C7512 ("wgmma.mma_async
+    instructions are serialized due to insufficient register resources") in the build ``log``,
+    which the SASS shows as a `WARPGROUP.DEPBAR.LE gsb0, 0x0` after every wgmma and no wait that
+    leaves one group in flight (``0x1``). Raises AssertionError where the log and the SASS
+    disagree."""
+    in_log = "C7512" in log
+    waits = re.findall(r"WARPGROUP\.DEPBAR\.LE gsb0, 0x(\d)", sass)
+    in_sass = "1" not in waits and len(waits) >= len(re.findall(r"\b[HI]GMMA\.", sass))
+    assert in_log == in_sass, (in_log, waits)
+    return in_log
+
+
+def assert_registers_fit_the_pool(sass: str, usage, tiling: Tiling) -> None:
+    """The registers a build's warpgroups ask for after setmaxnreg (the producer threads at its
+    `USETMAXREG.DEALLOC`, the others at its `USETMAXREG.TRY_ALLOC`) fit the CTA's pool at launch,
+    threads x the registers ptxas gave each thread at entry: a `setmaxnreg.inc` beyond it never
+    returns, and the kernel hangs (PTX ISA, "setmaxnreg")."""
+    alloc = re.findall(r"USETMAXREG\.TRY_ALLOC\.CTAPOOL \w+, (0x\w+)", sass)
+    dealloc = re.findall(r"USETMAXREG\.DEALLOC\.CTAPOOL (0x\w+)", sass)
+    assert len(alloc) == len(dealloc) == 1, (alloc, dealloc)
+    producers = tiling.producer_warps * 32
+    asked = producers * int(dealloc[0], 16) + (tiling.threads - producers) * int(alloc[0], 16)
+    assert asked <= tiling.threads * usage.registers, (asked, tiling.threads * usage.registers)
+
+
 def build_variant(tmp_path: Path, tag: str, tiling: Tiling, defines: list[str],
-                       kernel: str = "int4_wgmma_persistent"):
+                       kernel: str = "int4_wgmma_persistent", serialized: bool = False):
     """Build ``kernel`` (default int4_wgmma_persistent) with ``tiling`` and extra ``defines`` for
-    sm_90 into ``tmp_path``; assert that nothing spills and that its wgmma and TMA copies are the
-    registered build's (SASS_COUNTS). Returns its resource usage and SASS text."""
+    sm_90 into ``tmp_path``; assert that nothing spills, that its wgmma and TMA copies are the
+    registered build's (SASS_COUNTS), and that ptxas serialized its wgmma only where
+    ``serialized`` says so (:func:`wgmma_serialized`). Returns its resource usage and SASS text."""
     usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + defines,
                          tmp_path / f"{tag}.cubin", tmp_path / f"{tag}.json", tmp_path / f"{tag}.sass",
                          tmp_path / f"{tag}.log")
@@ -571,6 +599,8 @@ def build_variant(tmp_path: Path, tag: str, tiling: Tiling, defines: list[str],
     mmas, copies = SASS_COUNTS[kernel]
     assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0, tag
     assert len(re.findall(WGMMA[kernel], sass)) == mmas and len(re.findall(r"UTMALDG\.2D", sass)) == copies, tag
+    assert wgmma_serialized(sass, (tmp_path / f"{tag}.log").read_text()) == serialized, tag
+    assert_registers_fit_the_pool(sass, usage, tiling)
     return usage, sass
 
 
@@ -783,8 +813,10 @@ def test_two_producer_warpgroups(built, tmp_path):
     registers a thread at entry): each producer thread unpacks 2 packed chunks a K tile (2
     LDS.128, 4 STS.128) instead of 4, the registers move as 256 x 40 + 256 x 216, nothing spills
     (with C through the copy engine, and with a packed ring of its own, too), and the consumers'
-    wgmma and the copies are the registered build's. Other producer counts are refused at compile
-    time."""
+    wgmma and the copies are the registered build's, but serialized: with 216 registers a consumer
+    thread ptxas waits for every wgmma before the next (C7512), which is what the measurements of
+    2026-12-05 timed; only with a packed ring of its own (w8_p6) does ptxas keep them asynchronous.
+    Other producer counts are refused at compile time."""
     kernel = "int4_wgmma_persistent"
     t = dataclasses.replace(tiling_from_config(CONFIG, kernel), producer_warps=8)
     assert t.threads == 512
@@ -792,7 +824,7 @@ def test_two_producer_warpgroups(built, tmp_path):
              "w8_tma4": (dataclasses.replace(t, smem_bytes=t.smem_bytes + 2 * 4 * 8192), ["-DEPI_TMA=4"]),
              "w8_p6": (packed_ring_tiling(t, 6), ["-DPACKED_STAGES=6", "-DUNPACK_BASE_ADDR=1"])}
     for tag, (tiling, defines) in cases.items():
-        usage, sass = build_variant(tmp_path, tag, tiling, defines)
+        usage, sass = build_variant(tmp_path, tag, tiling, defines, serialized=tag != "w8_p6")
         assert usage.registers == 128, tag
         assert (len(re.findall(r"\bLDS\.128\b", sass)), len(re.findall(r"\bSTS\.128\b", sass))) == (2, 4), tag
         assert re.findall(r"USETMAXREG\.(\w+)\.CTAPOOL \w*,? ?(0x\w+)", sass) == [("TRY_ALLOC", "0xd8"), ("DEALLOC", "0x28")], tag
@@ -862,8 +894,12 @@ def test_packed_b_read_from_global_memory(built, tmp_path):
     and D x 4 in the loop, unrolled D times) instead of TMA and LDS.128: no LDS.128 is left, the
     copy engine brings packed A alone (one UTMALDG.2D per copy site: the first copies and one per
     unrolled tile), and each unrolled tile writes its 8 STS.128 of INT8 B. The consumers' 16
-    wgmma stay; nothing spills with the registers moved (128 x 80 + 256 x 208, or 96 + 200 with D
-    = 3). Off, the registered builds are unchanged; B_GLOBAL with groups of K tiles is refused at
+    wgmma stay; the registers move as 128 x 56 + 256 x 224 with D = 1 (the producer spills a few
+    words), 80 + 208 with D = 2 and 96 + 200 with D = 3 (nothing spills), within the CTA's pool at
+    launch. With D = 1 the wgmma stay asynchronous (one
+    `WARPGROUP.DEPBAR.LE gsb0, 0x1` a K tile); with D = 2 or 3 the consumers' 208 or 200 registers
+    are too few and ptxas serializes every wgmma (C7512), as in the builds measured on 2026-12-06.
+    Off, the registered builds are unchanged; B_GLOBAL with groups of K tiles is refused at
     compile time."""
     kernel = "int4_wgmma_epi_tma"
     t = tiling_from_config(CONFIG, kernel)
@@ -872,12 +908,15 @@ def test_packed_b_read_from_global_memory(built, tmp_path):
                              tmp_path / f"g{d}.cubin", tmp_path / f"g{d}.json", tmp_path / f"g{d}.sass",
                              tmp_path / f"g{d}.log")
         sass = (tmp_path / f"g{d}.sass").read_text()
-        assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0, d
+        # D = 1: the producer's 56 registers hold all but a few words (16 bytes of stack)
+        assert usage.stack_bytes == (16 if d == 1 else 0) and usage.spill_store_bytes <= 32 * (d == 1), d
+        assert_registers_fit_the_pool(sass, usage, t)
         assert len(re.findall(r"LDG\.E\.NA\.128\.CONSTANT", sass)) == 8 * d, d
         assert not re.search(r"\bLDS\.128\b", sass), d
         assert len(re.findall(r"UTMALDG\.2D", sass)) == 1 + d, d
         assert len(re.findall(r"\bSTS\.128\b", sass)) == 8 * d, d
         assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0], d
+        assert wgmma_serialized(sass, (tmp_path / f"g{d}.log").read_text()) == (d > 1), d
     registered = built[kernel][1]
     assert not re.search(r"\bLDG\.", registered) and len(re.findall(r"\bLDS\.128\b", registered)) == 4
     assert_off_is_registered_and_refused(tmp_path, kernel, t, registered, "-DB_GLOBAL=0", ["-DB_GLOBAL=2", "-DUNPACK_GROUP=2"],
@@ -974,12 +1013,13 @@ def test_two_producer_warpgroups_can_take_alternate_k_tiles(built, tmp_path):
     """PRODUCER_ALTERNATE=1 with PRODUCER_WARPS=8: each producer warpgroup unpacks whole K tiles,
     every other one, so each producer thread keeps the registered build's 4 LDS.128 and 8 STS.128
     a tile; the registers move as 256 x 56 + 256 x 200 (setmaxnreg 0x38 and 0xc8, 128 at entry),
-    nothing spills, and the 16 wgmma and the copies stay. Off, the registered SASS is unchanged;
-    with one producer warpgroup it is refused at compile time."""
+    nothing spills, and the 16 wgmma and the copies stay, serialized by ptxas (C7512, the
+    consumers' 200 registers) as in the call of 2026-12-07 that timed it. Off, the registered SASS
+    is unchanged; with one producer warpgroup it is refused at compile time."""
     kernel = "int4_wgmma_epi_tma"
     t = tiling_from_config(CONFIG, kernel)
     usage, sass = build_variant(tmp_path, "on", dataclasses.replace(t, producer_warps=8), ["-DPRODUCER_ALTERNATE=1"],
-                                kernel)
+                                kernel, serialized=True)
     assert usage.registers == 128
     assert (len(re.findall(r"\bLDS\.128\b", sass)), len(re.findall(r"\bSTS\.128\b", sass))) == (4, 8)
     assert re.findall(r"USETMAXREG\.(\w+)\.CTAPOOL \w*,? ?(0x\w+)", sass) == [("TRY_ALLOC", "0xc8"), ("DEALLOC", "0x38")]
@@ -990,15 +1030,16 @@ def test_two_producer_warpgroups_can_take_alternate_k_tiles(built, tmp_path):
 def test_producer_warps_can_rejoin_at_each_k_tile(built, tmp_path):
     """PRODUCER_SYNCWARP=1 rejoins each producer warp at the top of its K-tile loop: nvcc emits a
     `BRA.DIV` there (taken only by a split warp) to a `WARPSYNC.COLLECTIVE`, ahead of the tile's
-    4 LDS.128 and 8 STS.128 (unchanged), alone and with the alternating producer warpgroups; nothing
-    spills. The registered build has neither instruction, and off its SASS is unchanged."""
+    4 LDS.128 and 8 STS.128 (unchanged), alone and with the alternating producer warpgroups (whose
+    wgmma ptxas serializes, as without it); nothing spills. The registered build has neither
+    instruction, and off its SASS is unchanged."""
     kernel = "int4_wgmma_epi_tma"
     t = tiling_from_config(CONFIG, kernel)
     assert not re.search(r"\bBRA\.DIV\b|\bWARPSYNC\.COLLECTIVE\b", built[kernel][1])
     for tag, tiling, defines in (("on", t, ["-DPRODUCER_SYNCWARP=1"]),
                                  ("alt", dataclasses.replace(t, producer_warps=8),
                                   ["-DPRODUCER_SYNCWARP=1", "-DPRODUCER_ALTERNATE=1"])):
-        usage, sass = build_variant(tmp_path, tag, tiling, defines, kernel)
+        usage, sass = build_variant(tmp_path, tag, tiling, defines, kernel, serialized=tag == "alt")
         assert (len(re.findall(r"\bLDS\.128\b", sass)), len(re.findall(r"\bSTS\.128\b", sass))) == (4, 8), tag
         lines = sass.splitlines()
         first_lds = next(i for i, line in enumerate(lines) if re.search(r"\bLDS\.128\b", line))

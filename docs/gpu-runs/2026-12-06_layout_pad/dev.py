@@ -44,14 +44,16 @@ i4_tma4 (int4_wgmma_epi_tma) and i4_alt against i4 (int4_wgmma_persistent), besi
 int8_wgmma_serpentine and int8_wgmma_lag.
 
 DEV_SET=syncwarp (files dev11_*, prepared, not run): every producer warp rejoined at the start of each
-K tile (PRODUCER_SYNCWARP=1): i4_sw_tma4 against i4_tma4 (int4_wgmma_epi_tma), i4_sw against i4
-(int4_wgmma_persistent) and i4_alt_sw_tma4 against i4_alt_tma4 (PRODUCER_ALTERNATE), beside
-int8_wgmma_serpentine.
+K tile (PRODUCER_SYNCWARP=1): i4_sw_tma4 against i4_tma4 (int4_wgmma_epi_tma) and i4_sw against i4
+(int4_wgmma_persistent); and the packed B read from global memory one K tile ahead (B_GLOBAL=1)
+with the consumers' 224 registers, at which ptxas keeps their wgmma asynchronous (the builds of
+DEV_SET=b_global and alternate had every wgmma serialized, C7512): i4_g1_tma4 and i4_g1_sw_tma4;
+beside int8_wgmma_serpentine. Every build's ptxas advisories go into its builds.json entry.
 
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
 check TAG N CTAS`."""
-import dataclasses, json, os, subprocess, sys, time
+import dataclasses, json, os, re, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import numpy as np
@@ -122,12 +124,11 @@ if PFX == "dev10":  # DEV_SET=alternate: two producer warpgroups, each taking ev
     SANITIZE = ("i4_alt_tma4",)
     FULL = ("i4_tma4", "i4_alt_tma4")
 if PFX == "dev11":  # DEV_SET=syncwarp: the producer warps rejoined at each K tile
-    ALT, SW = "-DPRODUCER_ALTERNATE=1", "-DPRODUCER_SYNCWARP=1"
+    SW, G1 = "-DPRODUCER_SYNCWARP=1", "-DB_GLOBAL=1"
     BUILDS = {"i4": b(I4), "i4_sw": b(I4, SW), "i4_tma4": b(I4T), "i4_sw_tma4": b(I4T, SW),
-              "i4_alt_tma4": b(I4T, ALT, producer_warps=8), "i4_alt_sw_tma4": b(I4T, ALT, SW, producer_warps=8),
-              "i8_serp": b(SERP)}
-    SANITIZE = ("i4_sw_tma4",)
-    FULL = ("i4_tma4", "i4_sw_tma4")
+              "i4_g1_tma4": b(I4T, G1), "i4_g1_sw_tma4": b(I4T, G1, SW), "i8_serp": b(SERP)}
+    SANITIZE = ("i4_sw_tma4", "i4_g1_tma4")
+    FULL = ("i4_tma4", "i4_sw_tma4", "i4_g1_tma4")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
@@ -216,11 +217,12 @@ for t in BUILDS:
     sass = (W / f"{t}.sass").read_text()
     builds[t] = {**dataclasses.asdict(BUILDS[t]), "smem_bytes": tiling(t).smem_bytes,
                  "resources": json.loads((W / f"{t}.json").read_text()),
+                 "ptxas_advisories": sorted(set(re.findall(r"\((C\d{4})\)", (W / f"{t}.log").read_text()))),
                  **{op: sass.count(op) for op in ("IGMMA", "LDS.128", "STS.128", "FENCE.VIEW.ASYNC.S", "UTMASTG",
                                                   "UTMALDG", "LDG.E.NA.128.CONSTANT", "STL", "LDL")}}
 (OUT / f"{PFX}_builds.json").write_text(json.dumps(builds, indent=1))
 log("built", {t: (b["resources"]["registers"], b["resources"]["spill_store_bytes"], b["LDS.128"], b["STS.128"],
-                  b["FENCE.VIEW.ASYNC.S"]) for t, b in builds.items()})
+                  b["FENCE.VIEW.ASYNC.S"], *b["ptxas_advisories"]) for t, b in builds.items()})
 
 checks, rounds = [], []
 for n in CHECK_NS:
@@ -228,6 +230,8 @@ for n in CHECK_NS:
     runs = {t: runner(t, n, inputs[prec_of(t)]) for t in BUILDS}
     try:
         for t, run in runs.items():
+            if n == CHECK_NS[0]:
+                log("first check", t, n)  # a build that hangs is the last one named
             chk = run.check(None if n <= 2048 else sample_rows(n, 256, np.random.default_rng(3)))
             checks.append({"build": t, "n": n, "ctas": run.sms, "rows": "all" if n <= 2048 else 256,
                            "passed": bool(chk.passed), "max_abs_error": float(chk.max_abs_error)})
