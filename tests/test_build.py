@@ -157,6 +157,33 @@ def test_parse_ptxas_needs_the_kernel():
 PRECISION = {k: spec["precision"] for k, spec in CONFIG_KERNELS.items()}
 
 
+def test_static_summary_says_where_ptxas_serialized_the_wgmma(built, tmp_path):
+    """The build records ptxas's performance advisories per kernel; the static summary's
+    ``wgmma_serialized`` is False for every registered kernel (none has C7512), True for a
+    development build whose consumers have too few registers (int4_wgmma_epi_tma with
+    B_GLOBAL=2: C7512 in its log, a `WARPGROUP.DEPBAR.LE gsb0, 0x0` after each of its 16 IGMMA),
+    and None for a resource report written before the advisories were recorded."""
+    from analysis.gpu.build import ptxas_advisories
+    from analysis.study.sass import instruction_mix, tensor_summary
+
+    for (kernel, arch), (_, sass, record) in built.items():
+        assert record["ptxas_advisories"] == [], (kernel, arch)
+        row = tensor_summary(instruction_mix(sass, kernel, arch, PRECISION[kernel]), record)
+        assert row["wgmma_serialized"] is False, (kernel, arch)
+    kernel = "int4_wgmma_epi_tma"
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90",
+                 tiling_from_config(CONFIG, kernel).defines() + ["-DB_GLOBAL=2"], tmp_path / "k.cubin",
+                 tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
+    record, sass = json.loads((tmp_path / "k.json").read_text()), (tmp_path / "k.sass").read_text()
+    assert record["ptxas_advisories"] == ["C7512"]
+    assert ptxas_advisories((tmp_path / "k.log").read_text(), "another_kernel") == []
+    assert sass.count("WARPGROUP.DEPBAR.LE gsb0, 0x0") == sass.count("IGMMA.") == 16
+    mix = instruction_mix(sass, kernel, "sm_90", "int4")
+    assert tensor_summary(mix, record)["wgmma_serialized"] is True
+    older = {k: v for k, v in record.items() if k != "ptxas_advisories"}
+    assert tensor_summary(mix, older)["wgmma_serialized"] is None
+
+
 @pytest.mark.parametrize("arch", ["sm_89", "sm_90"])
 def test_static_mix_flags_emulated_int4(built, arch):
     """sm_89 has IMMA.8832.S4; sm_90 has no S4 tensor instruction, so int4_wmma is emulated

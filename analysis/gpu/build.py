@@ -81,10 +81,21 @@ def build_target(arch: str, defines: list[str]) -> tuple[str, list[str]]:
     return wanted[0], rest
 
 
+def ptxas_advisories(log: str, kernel: str) -> list[str]:
+    """The codes of ptxas's "Potential Performance Loss" advisories for ``kernel`` in an
+    ``nvcc -Xptxas -v`` log, sorted, each once: e.g. ``["C7512"]``, which says that ptxas
+    serialized the kernel's ``wgmma.mma_async`` (a wait for all of them after each) for lack of
+    registers. ptxas prints them as ``(C7512) Potential Performance Loss: ... for the function
+    'name'``; an empty list where there are none."""
+    pattern = rf"\((C\d{{4}})\) Potential Performance Loss:[^\n]*'{re.escape(kernel)}'"
+    return sorted(set(re.findall(pattern, log)))
+
+
 def compile_cubin(source: Path, kernel: str, arch: str, defines: list[str], cubin: Path,
                   resources: Path, nvcc: str | None = None, out: TextIO | None = None) -> ResourceUsage:
     """Build ``source`` for ``arch`` (e.g. ``sm_90``) into ``cubin`` and write the ptxas
-    resource report as JSON to ``resources``; nvcc's command and output go to ``out``
+    resource report as JSON to ``resources``, with the codes of ptxas's performance advisories
+    for the kernel (``ptxas_advisories``, :func:`ptxas_advisories`); nvcc's command and output go to ``out``
     (default stdout). A ``-arch=`` among ``defines`` (a kernel needing an
     architecture-specific target, :func:`build_target`) replaces ``arch``; the resource
     report then names that target.
@@ -105,7 +116,8 @@ def compile_cubin(source: Path, kernel: str, arch: str, defines: list[str], cubi
         if proc.returncode != 0:
             raise AnalysisError(f"{source}: nvcc failed for {arch}:\n{proc.stderr.strip()}")
     usage = parse_ptxas(proc.stdout + proc.stderr, kernel, arch)
-    write_json(resources, {**asdict(usage), "nvcc": nvcc_version(exe), "defines": given})
+    write_json(resources, {**asdict(usage), "nvcc": nvcc_version(exe), "defines": given,
+                           "ptxas_advisories": ptxas_advisories(proc.stdout + proc.stderr, kernel)})
     return usage
 
 

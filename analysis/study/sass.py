@@ -95,7 +95,12 @@ def tensor_summary(mix: pd.DataFrame, resources: dict, operand: str | None = Non
     operand type its PTX asks for (``operand``, e.g. ``s4``; default: the precision's own).
     An s4 mma without an S4 instruction is emulated (sm_90 lowers it to IMMA ... S8 plus
     unpacking); an INT4 kernel that unpacks to s8 itself and asks for s8 mma is not.
-    A kernel without tensor instructions (dp4a) is not emulated."""
+    A kernel without tensor instructions (dp4a) is not emulated.
+
+    ``wgmma_serialized``: whether ptxas serialized the kernel's warpgroup MMAs for lack of
+    registers (its advisory C7512 in ``resources["ptxas_advisories"]``; the SASS then waits for
+    every wgmma before the next, ``WARPGROUP.DEPBAR.LE gsb0, 0x0`` after each); None where the
+    resource report predates the advisories (no ``ptxas_advisories`` key), never False for it."""
     live = mix[mix["count"] > 0]
     tensor = sorted(live.loc[live["class"] == "tensor", "mnemonic"].unique())
     prec = mix["precision"].iloc[0]
@@ -110,6 +115,7 @@ def tensor_summary(mix: pd.DataFrame, resources: dict, operand: str | None = Non
     return {
         "kernel": mix["kernel"].iloc[0], "arch": mix["arch"].iloc[0], "precision": prec,
         "tensor_instructions": " ".join(tensor), "emulated": emulated,
+        "wgmma_serialized": ("C7512" in resources["ptxas_advisories"]) if "ptxas_advisories" in resources else None,
         **{f"static_{c.replace(' ', '_').replace('/', '_').replace('.', '_')}": int(totals.get(c, 0))
            for c, _ in [*CLASSES, ("other", "")]},
         "static_total": int(live["count"].sum()), "never_executed_@!PT": int(mix["dead"].sum()),
