@@ -240,10 +240,11 @@ constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kUnpackThreads;  // pack
 // of them: 512 threads of 128 at entry) where two producer warpgroups hold 2 each.
 // With B_GLOBAL the producer's ring of packed B takes 16 registers a K tile: 128 x 56 + 256 x 224 (1
 // tile ahead), 128 x 80 + 256 x 208 (2), 128 x 96 + 256 x 200 (3).
-// ptxas keeps the consumers' wgmma asynchronous only with 224 registers or more: with 216 or fewer it
-// serializes every wgmma (C7512, a `WARPGROUP.DEPBAR.LE gsb0, 0x0` after each), and the producer of
-// B_GLOBAL=2 or 3, or of two producer warpgroups, spills below 80 and 40 registers. Those builds
-// are kept to reproduce their measurements; tests/test_wgmma.py says which are serialized.
+// With 224 consumer registers ptxas kept the consumers' wgmma asynchronous in every build; with 216
+// or fewer it serialized them (C7512, a `WARPGROUP.DEPBAR.LE gsb0, 0x0` after each) in all but
+// PRODUCER_WARPS=8 with PACKED_STAGES=6. Giving the consumers 224 spills other producers: B_GLOBAL=2
+// spills 108 bytes at 64 producer registers, the alternating producers 52 bytes at 32. The
+// serialized builds are kept to reproduce their measurements; tests/test_wgmma.py says which they are.
 constexpr int kProducerGroups = PRODUCER_WARPS / 4;
 constexpr int kBGlobal = B_GLOBAL;
 constexpr int kProducerRegs = kBGlobal == 3 ? 96 : kBGlobal == 2 ? 80 : kBGlobal ? 56 : kItems == 8 ? 88 : kItems == 4 ? 56 : 40;
@@ -252,8 +253,8 @@ constexpr int kConsumerRegs = kBGlobal == 3 || kAlternate ? 200 : kBGlobal == 2 
 
 // setmaxnreg.inc waits until the CTA's pool holds the registers it asks for, and the pool is what
 // the launch gave: every thread's registers at entry, 65536 / kThreads rounded down to a multiple
-// of 8 (ptxas gives a kernel with setmaxnreg the most its launch bounds allow). A split beyond it
-// hangs every consumer warpgroup at its setmaxnreg.
+// of 8 (what ptxas gave every build of this kernel: 168 registers at 384 threads, 128 at 512). A
+// split beyond it hangs every consumer warpgroup at its setmaxnreg.
 constexpr int kEntryRegs = 65536 / kThreads / 8 * 8;
 static_assert(kProducerThreads * kProducerRegs + kConsumerWarps * 32 * kConsumerRegs <= kThreads * kEntryRegs,
               "the registers after setmaxnreg exceed the CTA's pool at launch");
