@@ -243,7 +243,7 @@ constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kUnpackThreads;  // pack
 // With 224 consumer registers ptxas kept the consumers' wgmma asynchronous in every build; with 216
 // or fewer it serialized them (C7512, a `WARPGROUP.DEPBAR.LE gsb0, 0x0` after each) in all but
 // PRODUCER_WARPS=8 with PACKED_STAGES=6. Giving the consumers 224 spills other producers: B_GLOBAL=2
-// spills 108 bytes at 64 producer registers, the alternating producers 52 bytes at 32. The
+// spills 148 bytes at 56 producer registers, the alternating producers 52 bytes at 32. The
 // serialized builds are kept to reproduce their measurements; tests/test_wgmma.py says which they are.
 constexpr int kProducerGroups = PRODUCER_WARPS / 4;
 constexpr int kBGlobal = B_GLOBAL;

@@ -159,10 +159,12 @@ PRECISION = {k: spec["precision"] for k, spec in CONFIG_KERNELS.items()}
 
 def test_static_summary_says_where_ptxas_serialized_the_wgmma(built, tmp_path):
     """The build records ptxas's performance advisories per kernel; the static summary's
-    ``wgmma_serialized`` is False for every registered kernel (none has C7512), True for a
+    ``wgmma_serialized`` is False for every registered kernel (none has an advisory), True for a
     development build whose consumers have too few registers (int4_wgmma_epi_tma with
-    B_GLOBAL=2: C7512 in its log, a `WARPGROUP.DEPBAR.LE gsb0, 0x0` after each of its 16 IGMMA),
-    and None for a resource report written before the advisories were recorded."""
+    B_GLOBAL=2: C7512 in its log, a `WARPGROUP.DEPBAR.LE gsb0, 0x0` after each of its 16 IGMMA)
+    and for a debug build (-G: C7519, naming the lambda that issues the wgmma, beside C7505,
+    which names no function), and None for a resource report written before the advisories
+    were recorded. Another kernel of the same log does not get the advisories."""
     from analysis.gpu.build import ptxas_advisories
     from analysis.study.sass import instruction_mix, tensor_summary
 
@@ -175,13 +177,24 @@ def test_static_summary_says_where_ptxas_serialized_the_wgmma(built, tmp_path):
                  tiling_from_config(CONFIG, kernel).defines() + ["-DB_GLOBAL=2"], tmp_path / "k.cubin",
                  tmp_path / "k.json", tmp_path / "k.sass", tmp_path / "k.log")
     record, sass = json.loads((tmp_path / "k.json").read_text()), (tmp_path / "k.sass").read_text()
-    assert record["ptxas_advisories"] == ["C7512"]
+    [advisory] = record["ptxas_advisories"]
+    assert (advisory["code"], advisory["function"]) == ("C7512", kernel)
+    assert "wgmma.mma_async instructions are serialized" in advisory["message"]
     assert ptxas_advisories((tmp_path / "k.log").read_text(), "another_kernel") == []
     assert sass.count("WARPGROUP.DEPBAR.LE gsb0, 0x0") == sass.count("IGMMA.") == 16
     mix = instruction_mix(sass, kernel, "sm_90", "int4")
     assert tensor_summary(mix, record)["wgmma_serialized"] is True
     older = {k: v for k, v in record.items() if k != "ptxas_advisories"}
     assert tensor_summary(mix, older)["wgmma_serialized"] is None
+    build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90",
+                 tiling_from_config(CONFIG, kernel).defines() + ["-G"], tmp_path / "g.cubin",
+                 tmp_path / "g.json", tmp_path / "g.sass", tmp_path / "g.log")
+    debug = json.loads((tmp_path / "g.json").read_text())
+    codes = {a["code"]: a["function"] for a in debug["ptxas_advisories"]}
+    assert codes.keys() >= {"C7519", "C7505"} and codes["C7505"] is None
+    assert codes["C7519"] != kernel  # the lambda, not inlined in a debug build
+    debug_mix = instruction_mix((tmp_path / "g.sass").read_text(), kernel, "sm_90", "int4")
+    assert tensor_summary(debug_mix, debug)["wgmma_serialized"] is True
 
 
 @pytest.mark.parametrize("arch", ["sm_89", "sm_90"])

@@ -81,21 +81,40 @@ def build_target(arch: str, defines: list[str]) -> tuple[str, list[str]]:
     return wanted[0], rest
 
 
-def ptxas_advisories(log: str, kernel: str) -> list[str]:
-    """The codes of ptxas's "Potential Performance Loss" advisories for ``kernel`` in an
-    ``nvcc -Xptxas -v`` log, sorted, each once: e.g. ``["C7512"]``, which says that ptxas
-    serialized the kernel's ``wgmma.mma_async`` (a wait for all of them after each) for lack of
-    registers. ptxas prints them as ``(C7512) Potential Performance Loss: ... for the function
-    'name'``; an empty list where there are none."""
-    pattern = rf"\((C\d{{4}})\) Potential Performance Loss:[^\n]*'{re.escape(kernel)}'"
-    return sorted(set(re.findall(pattern, log)))
+def ptxas_advisories(log: str, kernel: str) -> list[dict[str, str | None]]:
+    """ptxas's "Potential Performance Loss" advisories for ``kernel`` in an ``nvcc -Xptxas -v``
+    log, in order, each once: dicts with ``code`` (e.g. ``"C7512"``), ``function`` (the function
+    the advisory names, or None) and ``message`` (its text after the colon). ptxas prints them as
+    ``(C7512) Potential Performance Loss: wgmma.mma_async instructions are serialized ... for the
+    function 'name'``. Kept: those naming ``kernel``, a function that is not another entry
+    function of the log (a device function or lambda the kernel calls; a file with several
+    kernels cannot tell whose it is, so each kernel of it gets it), or no function (e.g.
+    ``'setmaxnreg' ignored to allow debugging``). An empty list where there are none."""
+    entries = set(re.findall(r"Compiling entry function '([^']+)'", log))
+    out: list[dict[str, str | None]] = []
+    for m in re.finditer(r"\((C\d{4})\) Potential Performance Loss:[ \t]*([^\r\n]*)", log):
+        named = re.search(r"function '([^']+)'", m.group(2))
+        function = named.group(1) if named else None
+        if function is not None and function != kernel and function in entries:
+            continue  # another kernel's
+        item = {"code": m.group(1), "function": function, "message": m.group(2).strip()}
+        if item not in out:
+            out.append(item)
+    return out
+
+
+def wgmma_serialized(advisories: list[dict[str, str | None]]) -> bool:
+    """Whether any of ``advisories`` (:func:`ptxas_advisories`) says that ptxas serialized
+    ``wgmma.mma_async`` instructions: waits for all of them after each, for lack of registers
+    (C7512), in a debug build (C7519, ``-G``) or for another reason its message gives."""
+    return any("wgmma" in (a["message"] or "") and "serializ" in (a["message"] or "") for a in advisories)
 
 
 def compile_cubin(source: Path, kernel: str, arch: str, defines: list[str], cubin: Path,
                   resources: Path, nvcc: str | None = None, out: TextIO | None = None) -> ResourceUsage:
     """Build ``source`` for ``arch`` (e.g. ``sm_90``) into ``cubin`` and write the ptxas
-    resource report as JSON to ``resources``, with the codes of ptxas's performance advisories
-    for the kernel (``ptxas_advisories``, :func:`ptxas_advisories`); nvcc's command and output go to ``out``
+    resource report as JSON to ``resources``, with ptxas's performance advisories for the
+    kernel (``ptxas_advisories``, :func:`ptxas_advisories`); nvcc's command and output go to ``out``
     (default stdout). A ``-arch=`` among ``defines`` (a kernel needing an
     architecture-specific target, :func:`build_target`) replaces ``arch``; the resource
     report then names that target.

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.gpu.build import wgmma_serialized
+
 # "        /*0070*/   @!P0 IMAD.WIDE.U32 R2, R3, 0x4, R4 ;   /* 0x... */"
 _LINE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?P<pred>@!?U?P[T0-9]+\s+)?(?P<op>[A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)")
 
@@ -97,10 +99,12 @@ def tensor_summary(mix: pd.DataFrame, resources: dict, operand: str | None = Non
     unpacking); an INT4 kernel that unpacks to s8 itself and asks for s8 mma is not.
     A kernel without tensor instructions (dp4a) is not emulated.
 
-    ``wgmma_serialized``: whether ptxas serialized the kernel's warpgroup MMAs for lack of
-    registers (its advisory C7512 in ``resources["ptxas_advisories"]``; the SASS then waits for
-    every wgmma before the next, ``WARPGROUP.DEPBAR.LE gsb0, 0x0`` after each); None where the
-    resource report predates the advisories (no ``ptxas_advisories`` key), never False for it."""
+    ``wgmma_serialized``: whether ptxas serialized the kernel's warpgroup MMAs, as one of its
+    advisories in ``resources["ptxas_advisories"]`` says (for lack of registers, C7512; in a debug
+    build, C7519; :func:`analysis.gpu.build.wgmma_serialized`): the SASS then waits for every
+    wgmma before the next, ``WARPGROUP.DEPBAR.LE gsb0, 0x0`` after each. None where the resource
+    report predates the advisories (no ``ptxas_advisories`` key), never False for it; a reader
+    of the CSV gets None as an empty cell (NaN), which ``astype(bool)`` would turn into True."""
     live = mix[mix["count"] > 0]
     tensor = sorted(live.loc[live["class"] == "tensor", "mnemonic"].unique())
     prec = mix["precision"].iloc[0]
@@ -115,7 +119,8 @@ def tensor_summary(mix: pd.DataFrame, resources: dict, operand: str | None = Non
     return {
         "kernel": mix["kernel"].iloc[0], "arch": mix["arch"].iloc[0], "precision": prec,
         "tensor_instructions": " ".join(tensor), "emulated": emulated,
-        "wgmma_serialized": ("C7512" in resources["ptxas_advisories"]) if "ptxas_advisories" in resources else None,
+        "wgmma_serialized": (wgmma_serialized(resources["ptxas_advisories"]) if "ptxas_advisories" in resources
+                             else None),
         **{f"static_{c.replace(' ', '_').replace('/', '_').replace('.', '_')}": int(totals.get(c, 0))
            for c, _ in [*CLASSES, ("other", "")]},
         "static_total": int(live["count"].sum()), "never_executed_@!PT": int(mix["dead"].sum()),
