@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analysis.gpu.build import build_kernel, build_target
+from analysis.gpu.build import build_kernel, build_target, ptxas_advisories, wgmma_serialized
 from analysis.errors import AnalysisError, ConfigError
 from analysis.gpu.harness import (C_TMA_GLOBAL, TENSOR_MAP_BYTES, TMA_GLOBALS, Tiling, c_tensor_map_shape, command,
                                    cubin_globals, tensor_map_shapes)
@@ -560,13 +560,13 @@ def packed_ring_tiling(t: Tiling, packed: int, slots: int = 0, stages: int | Non
     return dataclasses.replace(t, smem_bytes=smem)
 
 
-def wgmma_serialized(sass: str, log: str) -> bool:
-    """Whether ptxas serialized a build's wgmma: its advisory C7512 ("wgmma.mma_async
-    instructions are serialized due to insufficient register resources") in the build ``log``,
-    which the SASS shows as a `WARPGROUP.DEPBAR.LE gsb0, 0x0` after every wgmma and no wait that
-    leaves one group in flight (``0x1``). Raises AssertionError where the log and the SASS
-    disagree."""
-    in_log = "C7512" in log
+def serialized_by_ptxas(sass: str, log: str, kernel: str) -> bool:
+    """Whether ptxas serialized a build's wgmma, as its advisories in the build ``log`` say
+    (:func:`analysis.gpu.build.wgmma_serialized`; C7512 for these builds, "wgmma.mma_async
+    instructions are serialized due to insufficient register resources"), which the SASS shows as
+    a `WARPGROUP.DEPBAR.LE gsb0, 0x0` after every wgmma and no wait that leaves one group in flight
+    (``0x1``). Raises AssertionError where the log and the SASS disagree."""
+    in_log = wgmma_serialized(ptxas_advisories(log, kernel))
     waits = re.findall(r"WARPGROUP\.DEPBAR\.LE gsb0, 0x(\d)", sass)
     in_sass = "1" not in waits and len(waits) >= len(re.findall(r"\b[HI]GMMA\.", sass))
     assert in_log == in_sass, (in_log, waits)
@@ -591,7 +591,7 @@ def build_variant(tmp_path: Path, tag: str, tiling: Tiling, defines: list[str],
     """Build ``kernel`` (default int4_wgmma_persistent) with ``tiling`` and extra ``defines`` for
     sm_90 into ``tmp_path``; assert that nothing spills, that its wgmma and TMA copies are the
     registered build's (SASS_COUNTS), and that ptxas serialized its wgmma only where
-    ``serialized`` says so (:func:`wgmma_serialized`). Returns its resource usage and SASS text."""
+    ``serialized`` says so (:func:`serialized_by_ptxas`). Returns its resource usage and SASS text."""
     usage = build_kernel(REPO / "kernels" / f"{kernel}.cu", kernel, "sm_90", tiling.defines() + defines,
                          tmp_path / f"{tag}.cubin", tmp_path / f"{tag}.json", tmp_path / f"{tag}.sass",
                          tmp_path / f"{tag}.log")
@@ -599,7 +599,7 @@ def build_variant(tmp_path: Path, tag: str, tiling: Tiling, defines: list[str],
     mmas, copies = SASS_COUNTS[kernel]
     assert usage.spill_store_bytes == usage.spill_load_bytes == usage.stack_bytes == 0, tag
     assert len(re.findall(WGMMA[kernel], sass)) == mmas and len(re.findall(r"UTMALDG\.2D", sass)) == copies, tag
-    assert wgmma_serialized(sass, (tmp_path / f"{tag}.log").read_text()) == serialized, tag
+    assert serialized_by_ptxas(sass, (tmp_path / f"{tag}.log").read_text(), kernel) == serialized, tag
     assert_registers_fit_the_pool(sass, usage, tiling)
     return usage, sass
 
@@ -916,7 +916,7 @@ def test_packed_b_read_from_global_memory(built, tmp_path):
         assert len(re.findall(r"UTMALDG\.2D", sass)) == 1 + d, d
         assert len(re.findall(r"\bSTS\.128\b", sass)) == 8 * d, d
         assert len(re.findall(WGMMA[kernel], sass)) == SASS_COUNTS[kernel][0], d
-        assert wgmma_serialized(sass, (tmp_path / f"g{d}.log").read_text()) == (d > 1), d
+        assert serialized_by_ptxas(sass, (tmp_path / f"g{d}.log").read_text(), kernel) == (d > 1), d
     registered = built[kernel][1]
     assert not re.search(r"\bLDG\.", registered) and len(re.findall(r"\bLDS\.128\b", registered)) == 4
     assert_off_is_registered_and_refused(tmp_path, kernel, t, registered, "-DB_GLOBAL=0", ["-DB_GLOBAL=2", "-DUNPACK_GROUP=2"],

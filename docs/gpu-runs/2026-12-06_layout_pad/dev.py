@@ -53,7 +53,7 @@ beside int8_wgmma_serpentine. Every build's ptxas advisories go into its builds.
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
 check TAG N CTAS`."""
-import dataclasses, json, os, re, subprocess, sys, time
+import dataclasses, json, os, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import numpy as np
@@ -215,9 +215,9 @@ with ThreadPoolExecutor(10) as ex:
 builds = {}
 for t in BUILDS:
     sass = (W / f"{t}.sass").read_text()
-    builds[t] = {**dataclasses.asdict(BUILDS[t]), "smem_bytes": tiling(t).smem_bytes,
-                 "resources": json.loads((W / f"{t}.json").read_text()),
-                 "ptxas_advisories": sorted(set(re.findall(r"\((C\d{4})\)", (W / f"{t}.log").read_text()))),
+    resources = json.loads((W / f"{t}.json").read_text())
+    builds[t] = {**dataclasses.asdict(BUILDS[t]), "smem_bytes": tiling(t).smem_bytes, "resources": resources,
+                 "ptxas_advisories": [a["code"] for a in resources["ptxas_advisories"]],
                  **{op: sass.count(op) for op in ("IGMMA", "LDS.128", "STS.128", "FENCE.VIEW.ASYNC.S", "UTMASTG",
                                                   "UTMALDG", "LDG.E.NA.128.CONSTANT", "STL", "LDL")}}
 (OUT / f"{PFX}_builds.json").write_text(json.dumps(builds, indent=1))
