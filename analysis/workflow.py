@@ -50,7 +50,7 @@ def skipped_for_arch(kernels: dict, gpu_arch: str) -> list[str]:
 
 #: The kernel headers (kernels/) whose code reads the tiling's build parameters cluster_m
 #: (CLUSTER_M) and persistent (PERSISTENT); a kernel given either must include one of them.
-READS_CLUSTER_M = ("wgmma_gemm.cuh",)
+READS_CLUSTER_M = ("wgmma_gemm.cuh", "int4_wgmma.cuh")
 READS_PERSISTENT = ("wgmma_gemm.cuh", "int4_wgmma.cuh")
 #: A kernel source's own #include "..." lines (not one in a comment or a string).
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.MULTILINE)

@@ -110,6 +110,18 @@ __device__ __forceinline__ void mbarrier_arrive_cluster(uint64_t* bar, uint32_t 
       : "memory");
 }
 
+// Arrive once on the barrier at `bar`'s offset in every CTA of a cluster of kCtas (this CTA's
+// alone where kCtas is 1): a stage that every CTA's producer writes into is released in all of them.
+template <int kCtas>
+__device__ __forceinline__ void mbarrier_arrive_every_cta(uint64_t* bar) {
+  if constexpr (kCtas == 1) {
+    mbarrier_arrive(bar);
+  } else {
+#pragma unroll
+    for (int cta = 0; cta < kCtas; ++cta) mbarrier_arrive_cluster(bar, cta);
+  }
+}
+
 // ---- TMA: cp.async.bulk.tensor (sm_90) ---------------------------------------------------
 // A CUtensorMap (128 opaque bytes, 64-byte aligned) made on the host by
 // cuTensorMapEncodeTiled. PTX ISA "Tensor-map": the map may be a kernel parameter
@@ -188,6 +200,21 @@ __device__ __forceinline__ void tma_store_2d(const TensorMap* map, const void* s
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
                ::"l"(reinterpret_cast<uint64_t>(map)), "r"(smem_u32(src)), "r"(c0), "r"(c1)
                : "memory");
+}
+
+// Copy `bytes` (a multiple of 16; both addresses 16-byte aligned) of this CTA's shared memory at
+// the shared-window address `src` to the same offset `dst` in cluster CTA `cta`, counting them
+// against the barrier at `bar`'s offset in that CTA (PTX ISA "cp.async.bulk", shared::cta to
+// shared::cluster; mapa gives both addresses in the cluster's window). The source's generic-proxy
+// writes must be ordered before it by fence_proxy_async_shared in each writing thread and a
+// barrier; the source may be written again only once the destination's barrier has seen the bytes.
+__device__ __forceinline__ void bulk_copy_to_cta(uint32_t dst, uint32_t src, uint32_t bytes, uint64_t* bar,
+                                                 uint32_t cta) {
+  asm volatile(
+      "{\n .reg .b32 rdst, rbar;\n mapa.shared::cluster.u32 rdst, %0, %3;\n mapa.shared::cluster.u32 rbar, %4, %3;\n"
+      " cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [rdst], [%1], %2, [rbar];\n}\n"
+      ::"r"(dst), "r"(src), "r"(bytes), "r"(cta), "r"(smem_u32(bar))
+      : "memory");
 }
 
 // Close this thread's current bulk async-group ("cp.async.bulk.commit_group").

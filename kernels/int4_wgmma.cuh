@@ -32,7 +32,8 @@
 //
 // Barriers per stage: packed_full (TMA bytes), packed_empty (4 producer warps, done
 // unpacking B, + 8 consumer warps, done reading A), b_full (4 producer warps), b_empty (8
-// consumer warps, their wgmma on the INT8 B complete). Shared memory: STAGES x (INT8 B +
+// consumer warps, their wgmma on the INT8 B complete; with CLUSTER_M=2 b_full also takes the other
+// CTA's half of the INT8 B tile as copied bytes, and b_empty counts both CTAs' 16 consumer warps). Shared memory: STAGES x (INT8 B +
 // packed A + packed B) + 1024 bytes of alignment slack; with PACKED_STAGES = P other than
 // STAGES, STAGES INT8 B tiles then P x (packed A + packed B), packed_full and packed_empty per
 // packed stage, b_full and b_empty per INT8 B stage.
@@ -188,6 +189,18 @@
 #ifndef TILE_CLOCKS
 #define TILE_CLOCKS 0
 #endif
+// CLUSTER_M=2 (the persistent build, the registry's tiling with cluster_m: 2): clusters of two CTAs
+// (__cluster_dims__(1, 2, 1)) compute vertically adjacent blocks, which share their B tile. Each CTA's
+// producer copies (TMA) and unpacks only its half of the B tile's rows (BLOCK_N / 2; the harness
+// gives B's tensor map a box of that many rows), writes it into its own INT8 B stage and copies it
+// into the same stage of the other CTA with the bulk copy engine (cp.async.bulk shared::cta to
+// shared::cluster: each producer warp its own rows, after its fence), which completes the bytes on
+// that CTA's b_full. So each producer unpacks half as many packed chunks a K tile. Each b_empty counts
+// the consumer warps of both CTAs (the other CTA's producer writes into the stage too), and a
+// consumer warp releases a stage in both. 1: the registered kernels. Not measured on a GPU.
+#ifndef CLUSTER_M
+#define CLUSTER_M 1
+#endif
 // WAIT_BOTH=1: the producer waits for its packed tile and for a free INT8 B stage in one loop
 // whose try_waits are issued back to back (hopper::mbarrier_wait_both), instead of one wait after
 // the other, each a round trip to the barrier unit (meant to overlap them). 0: the registered kernels.
@@ -233,7 +246,9 @@ constexpr bool kPersistent = PERSISTENT != 0;
 constexpr int kRaster = tuned::kRaster;
 constexpr int kSmemBytes = kStagesOffset + kStagesBytes + (LAYOUT_EPI_FIRST ? 0 : kEpiBytes) + kAlign;
 constexpr int kSteps = kS8RowBytes / 32;                              // wgmma k32 steps per K tile
-constexpr int kItems = kBlockN * kPackedRowBytes / 16 / kUnpackThreads;  // packed 16-byte chunks per producer thread
+constexpr int kClusterM = CLUSTER_M;  // CTAs per cluster along M, sharing each B tile
+constexpr int kUnpackRows = kBlockN / kClusterM;  // the B tile's rows this CTA's producer unpacks
+constexpr int kItems = kUnpackRows * kPackedRowBytes / 16 / kUnpackThreads;  // packed 16-byte chunks per producer thread
 // Registers after setmaxnreg: 128 x 88 + 256 x 208 (64512 of the SM's 65536) where a producer
 // thread holds 8 packed chunks (BLOCK_N 256), 128 x 56 + 256 x 224 (64512) where it holds 4
 // (BLOCK_N 128) and a consumer twice as many A registers, and 256 x 40 + 256 x 216 (65536, all
@@ -249,7 +264,8 @@ constexpr int kProducerGroups = PRODUCER_WARPS / 4;
 constexpr int kBGlobal = B_GLOBAL;
 constexpr int kProducerRegs = kBGlobal == 3 ? 96 : kBGlobal == 2 ? 80 : kBGlobal ? 56 : kItems == 8 ? 88 : kItems == 4 ? 56 : 40;
 // With PRODUCER_ALTERNATE 256 producer threads hold 4 chunks each: 256 x 56 + 256 x 200.
-constexpr int kConsumerRegs = kBGlobal == 3 || kAlternate ? 200 : kBGlobal == 2 ? 208 : kBGlobal ? 224 : kItems == 8 ? 208 : kItems == 4 ? 224 : 216;
+// With CLUSTER_M=2 one producer warpgroup holds 2 chunks a thread: 128 x 40 + 256 x 232 (64512).
+constexpr int kConsumerRegs = kBGlobal == 3 || kAlternate ? 200 : kBGlobal == 2 ? 208 : kBGlobal ? 224 : kItems == 8 ? 208 : kItems == 4 ? 224 : kClusterM > 1 ? 232 : 216;
 
 // setmaxnreg.inc waits until the CTA's pool holds the registers it asks for, and the pool is what
 // the launch gave: every thread's registers at entry, 65536 / kThreads rounded down to a multiple
@@ -263,7 +279,11 @@ static_assert((PRODUCER_WARPS == 4 || PRODUCER_WARPS == 8) && WARPS_N == 1 && kC
               "one or two producer warpgroups; WARPS_M = 4 per consumer warpgroup, each 64 x kHalves rows");
 static_assert((kBlockN == 128 && kHalves == 2) || (kBlockN == 256 && kHalves == 1),
               "128 accumulators per consumer thread: 2 x m64n128 or 1 x m64n256 per K step");
-static_assert(kBlockN * 4 % kUnpackThreads == 0, "whole packed chunks per producer thread");
+static_assert(kUnpackRows * 4 % kUnpackThreads == 0, "whole packed chunks per producer thread");
+static_assert(kClusterM == 1 || (kClusterM == 2 && UNPACK_GROUP == 1 && !kBGlobal && PRODUCER_WARPS == 4 && !TILE_CLOCKS &&
+                                 !COPY_ROTATE && tuned::kRaster % kClusterM == 0),
+              "CLUSTER_M 2: one producer warpgroup unpacking one K tile at a time, the packed B by TMA, no clock "
+              "reads or rotated copies, whole clusters per rasterisation group");
 static_assert(kStageBytes % kAlign == 0 && kS8B % kAlign == 0, "every stage keeps the swizzles' 1024-byte alignment");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 constexpr int kGroup = UNPACK_GROUP;
@@ -375,26 +395,42 @@ struct RsMma<256> {
 };
 using Mma = RsMma<kBlockN>;
 
+// This CTA's rank in its cluster (0 without CLUSTER_M).
+__device__ __forceinline__ uint32_t cta_rank() {
+  if constexpr (kClusterM == 1) {
+    return 0;
+  } else {
+    return hopper::cluster_ctarank();
+  }
+}
+
 // The blocks of C this CTA computes (the walk of tuned::raster_pid, groups of kRaster block
 // rows): without kPersistent block blockIdx.y * gridDim.x + blockIdx.x alone, with it blocks
-// blockIdx.y, blockIdx.y + gridDim.y, ...
+// blockIdx.y, blockIdx.y + gridDim.y, ... With CLUSTER_M=2 the walk is over tiles of two block
+// rows x one block column, one per cluster, and the CTA of rank r takes block row 2 i + r.
 struct Tiles {
   int cols, rows, first, stride, count, mine;
-  __device__ __forceinline__ Tiles(int m, int n) : cols(n / kBlockN), rows(m / kBlockM) {
+  __device__ __forceinline__ Tiles(int m, int n) : cols(n / kBlockN), rows(m / kBlockM / kClusterM) {
     count = cols * rows;
     if constexpr (kPersistent) {
-      first = blockIdx.y;
-      stride = gridDim.y;
+      first = blockIdx.y / kClusterM;
+      stride = gridDim.y / kClusterM;
     } else {
-      first = blockIdx.y * gridDim.x + blockIdx.x;
+      first = blockIdx.y / kClusterM * gridDim.x + blockIdx.x;
       stride = count;
     }
     mine = !kPersistent ? 1 : first < count ? (count - 1 - first) / stride + 1 : 0;
   }
   __device__ __forceinline__ tuned::BlockCoord block(int i) const {  // this CTA's i-th block
-    return tuned::raster_pid<kRaster>(first + i * stride, cols, rows);
+    if constexpr (kClusterM == 1) {
+      return tuned::raster_pid<kRaster>(first + i * stride, cols, rows);
+    } else {
+      const tuned::BlockCoord c = tuned::raster_pid<kRaster / kClusterM>(first + i * stride, cols, rows);
+      return {c.m * kClusterM + static_cast<int>(cta_rank()), c.n};
+    }
   }
 };
+
 
 }  // namespace i4wg
 
@@ -448,6 +484,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       (reinterpret_cast<uintptr_t>(smem_raw) + kAlign - 1) & ~static_cast<uintptr_t>(kAlign - 1));
   const uint32_t base = hopper::smem_u32(smem) + kStagesOffset;  // the first stage
   const Tiles tiles(M, N);
+  const uint32_t rank = cta_rank();  // which half of each B tile this CTA unpacks (CLUSTER_M)
   const int k_tiles = K / 2 / kPackedRowBytes;
   const int total = tiles.mine * k_tiles;  // K tiles of all this CTA's blocks
   if (kPersistent && k_tiles % 2) __trap();  // pairs of K tiles only (Tiling.check_shape refuses odd counts)
@@ -475,7 +512,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       }
       if (s < kStages) {
         hopper::mbarrier_init(&b_full[s], kTileWarps);
-        hopper::mbarrier_init(&b_empty[s], kConsumerWarps);
+        hopper::mbarrier_init(&b_empty[s], kConsumerWarps * kClusterM);
       }
     }
     hopper::fence_mbarrier_init();
@@ -483,6 +520,8 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
     hopper::prefetch_tensormap(&wgmma_tma_b);
   }
   __syncthreads();
+  // every CTA's barriers are initialised before the other CTA copies into its stages or arrives on them
+  if constexpr (kClusterM > 1) hopper::cluster_sync();
 
   // `it` counts the K tiles this CTA has gone through, over all its blocks of C.
   if (wgroup < kProducerGroups) {
@@ -523,12 +562,13 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       }
       if (!COPY_ROTATE || issue) {
         hopper::mbarrier_wait(&packed_empty[s], empty_parity);
-        hopper::mbarrier_arrive_expect_tx(&packed_full[s], kBGlobal ? kPackedA : kPackedA + kPackedB);
+        hopper::mbarrier_arrive_expect_tx(&packed_full[s], kBGlobal ? kPackedA : kPackedA + kPackedB / kClusterM);
         uint8_t* dst_a = kSplitRings ? smem + kStagesOffset + kStages * kS8B + s * kPackedStageBytes
                                      : smem + kStagesOffset + s * kSlotStride + (LAYOUT_B8_LAST ? 0 : kS8B);
         hopper::tma_load_2d(dst_a, &wgmma_tma_a, kt * kPackedRowBytes, blk.m * kBlockM, &packed_full[s]);
         if constexpr (!kBGlobal)
-          hopper::tma_load_2d(dst_a + kPackedA, &wgmma_tma_b, kt * kPackedRowBytes, blk.n * kBlockN, &packed_full[s]);
+          hopper::tma_load_2d(dst_a + kPackedA + rank * (kPackedB / kClusterM), &wgmma_tma_b, kt * kPackedRowBytes,
+                              blk.n * kBlockN + rank * kUnpackRows, &packed_full[s]);
       }
       next += kItStride;
     };
@@ -536,13 +576,32 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       while (next < total && next < kPackedStages) copy_next(!COPY_ROTATE || warp == 0);
     // The INT8 B of the group's tiles g0 .. g1 written: fence it to the async proxy (wgmma reads
     // it) and release it and its packed stage (`packed0` with kSplitRings, one tile a group).
+    // With CLUSTER_M=2 (one tile a group) lane 0 of each warp also copies the warp's rows of the
+    // INT8 B (rows 8 warp + 32 i: kItems pieces of 8 rows, 1 KiB each) into the other CTA's stage,
+    // completing them on that CTA's b_full; warp 0's arrival on this CTA's b_full expects the
+    // other CTA's half.
     auto release_b = [&](int it, int g0, int g1, int packed0) {
-      hopper::fence_proxy_async_shared();  // the INT8 B, written by st.shared, is read by wgmma
+      hopper::fence_proxy_async_shared();  // the INT8 B, written by st.shared, is read by wgmma (and copied)
       __syncwarp();
       if (lane == 0) {
         for (int g = g0; g <= g1; ++g) {
-          hopper::mbarrier_arrive(&b_full[(it + g) % kStages]);
-          if constexpr (!kBGlobal) hopper::mbarrier_arrive(&packed_empty[kSplitRings ? packed0 : (it + g) % kStages]);
+          const int s = (it + g) % kStages;
+          if constexpr (kClusterM > 1) {
+            if (warp == 0) {
+              hopper::mbarrier_arrive_expect_tx(&b_full[s], kS8B - kS8B / kClusterM);
+            } else {
+              hopper::mbarrier_arrive(&b_full[s]);
+            }
+            const uint32_t mine = s8_b(s) + rank * (kS8B / kClusterM);
+#pragma unroll
+            for (int i = 0; i < kItems; ++i) {
+              const uint32_t rows = mine + (8 * warp + i * (kUnpackThreads / 4)) * kS8RowBytes;
+              hopper::bulk_copy_to_cta(rows, rows, 8 * kS8RowBytes, &b_full[s], rank ^ 1);
+            }
+          } else {
+            hopper::mbarrier_arrive(&b_full[s]);
+          }
+          if constexpr (!kBGlobal) hopper::mbarrier_arrive(&packed_empty[kSplitRings ? packed0 : s]);
         }
       }
     };
@@ -597,12 +656,13 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
         } else {
           hopper::mbarrier_wait(&packed_full[ps], kSplitRings ? unpack_pos.phase : phase);
           if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 0);
-          if constexpr (UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), pthread);
+          if constexpr (UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps) + rank * (kPackedB / kClusterM), pthread);
           hopper::mbarrier_wait(&b_empty[s], phase ^ 1);  // the consumers' wgmma of tile it - kStages are done
         }
         if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 1);
-        if constexpr (!UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps), pthread);
-        unpack_store(s8_b(s), q[0], pthread);
+        // this CTA's rows of the B tile (all of them without CLUSTER_M)
+        if constexpr (!UNPACK_LOAD_FIRST) unpack_load(q[0], packed_b(ps) + rank * (kPackedB / kClusterM), pthread);
+        unpack_store(s8_b(s) + rank * (kS8B / kClusterM), q[0], pthread);
         release_b(it, 0, 0, ps);
         if (TILE_CLOCKS && lane == 0) tile_clock(it, warp, 2);
         if constexpr (kSplitRings) unpack_pos.advance();
@@ -679,7 +739,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       hopper::wgmma_commit();
       hopper::wgmma_wait<1>();  // tile it - 1's wgmma are done: its INT8 B and its A registers are free
       if (TILE_CLOCKS && threadIdx.x % 128 == 0) tile_clock(it, 4 + c, 2);
-      if (kt > 0 && lane == 0) hopper::mbarrier_arrive(&b_empty[(it - 1) % kStages]);
+      if (kt > 0 && lane == 0) hopper::mbarrier_arrive_every_cta<kClusterM>(&b_empty[(it - 1) % kStages]);
     };
     int it = 0;
     [[maybe_unused]] int boxes = 0;  // C boxes this warpgroup stored (EPI_TMA)
@@ -701,7 +761,7 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
       for (int h = 0; h < kHalves; ++h) hopper::fence_operands(acc[h]);
       // the block's last INT8 B stage, which the producer refills with the next block's while
       // this warpgroup stores C
-      if (kPersistent && lane == 0) hopper::mbarrier_arrive(&b_empty[(it - 1) % kStages]);
+      if (kPersistent && lane == 0) hopper::mbarrier_arrive_every_cta<kClusterM>(&b_empty[(it - 1) % kStages]);
 
       // Accumulators to C (the m64 layout of wgmma_gemm.cuh per half), each divided by 256
       // exactly; the block's place computed here, not held through the main loop (registers).
@@ -736,6 +796,8 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
     }
     if (TILE_CLOCKS == 2 && threadIdx.x % 128 == 0) tile_clock_flush(4 + c);
   }
+  // no CTA leaves while the other may still copy into its stages or arrive on its barriers
+  if constexpr (kClusterM > 1) hopper::cluster_sync();
 }
 
 }  // namespace i4wg
@@ -743,8 +805,14 @@ __device__ __forceinline__ void gemm(void* C_, int M, int N, int K, [[maybe_unus
 // The launcher: the study's signature, one block of kThreads per SM (setmaxnreg needs the
 // register cap at entry), dynamic shared memory kSmemBytes; SMEM_BYTES, when given (the
 // registry's tiling.smem_bytes), must equal it: the harness launches with that many bytes.
+// With CLUSTER_M 2 the cluster shape (1, 2, 1) is compiled in (__cluster_dims__).
+#if CLUSTER_M > 1
+#define INT4_CLUSTER_DIMS __cluster_dims__(1, CLUSTER_M, 1)
+#else
+#define INT4_CLUSTER_DIMS
+#endif
 #define INT4_WGMMA_KERNEL(name)                                                                          \
   static_assert(!(SMEM_BYTES_GIVEN) || i4wg::kSmemBytes == (SMEM_BYTES_VALUE),                           \
                 #name ": tiling.smem_bytes in the registry differs from the shared memory it lays out"); \
-  extern "C" __global__ void __launch_bounds__(i4wg::kThreads, 1)                                         \
+  extern "C" __global__ void __launch_bounds__(i4wg::kThreads, 1) INT4_CLUSTER_DIMS                       \
       name(const void* __restrict__ A_, const void* __restrict__ B_, void* __restrict__ C_, int M, int N, int K)

@@ -182,14 +182,7 @@ struct S8S32 {
 
 // The release of stage s by one consumer warp: an arrival on the stage's `empty` barrier
 // of every CTA of the cluster (each CTA's producer writes into the stage of all of them).
-__device__ __forceinline__ void release(uint64_t* empty_s) {
-  if constexpr (kClusterM == 1) {
-    hopper::mbarrier_arrive(empty_s);
-  } else {
-#pragma unroll
-    for (int cta = 0; cta < kClusterM; ++cta) hopper::mbarrier_arrive_cluster(empty_s, cta);
-  }
-}
+__device__ __forceinline__ void release(uint64_t* empty_s) { hopper::mbarrier_arrive_every_cta<kClusterM>(empty_s); }
 
 // One operand tile's TMA copy: with the L2 policy `policy` where kPolicy (L2_POLICY_A or _B) is not 0,
 // and multicast to the CTAs of `cta_mask` where that is not 0.

@@ -303,22 +303,22 @@ def test_a_tiling_no_kernel_can_use_is_refused(text, message):
 
 
 def test_cluster_and_persistent_only_where_a_header_reads_them():
-    """A study kernel given cluster_m or persistent, or a TMA kernel not built on
-    kernels/wgmma_gemm.cuh given cluster_m, is refused before any build: its code would not
-    match the launch. The INT4 wgmma header reads persistent only."""
+    """A study kernel given cluster_m or persistent is refused before any build: its code would
+    not match the launch. Both wgmma headers read both."""
     for kernel, change, message in (
-            ("fp16_wmma", {"cluster_m": 2}, "cluster_m is a build parameter of kernels/wgmma_gemm.cuh "),
+            ("fp16_wmma", {"cluster_m": 2},
+             "cluster_m is a build parameter of kernels/wgmma_gemm.cuh and kernels/int4_wgmma.cuh "),
             ("fp16_wmma", {"persistent": 1},
-             "persistent is a build parameter of kernels/wgmma_gemm.cuh and kernels/int4_wgmma.cuh "),
-            ("int4_wgmma_unpack_s8", {"cluster_m": 2}, "cluster_m is a build parameter of kernels/wgmma_gemm.cuh ")):
+             "persistent is a build parameter of kernels/wgmma_gemm.cuh and kernels/int4_wgmma.cuh ")):
         cfg = copy.deepcopy(CONFIG)
         spec = cfg["kernels"][kernel]
         spec["tiling"] = {**(spec.get("tiling") or {}), **change}
         with pytest.raises(ConfigError, match=rf"kernels.{kernel}.tiling: {message}"):
             check_config(cfg, REPO / "kernels")
-    cfg = copy.deepcopy(CONFIG)
-    cfg["kernels"]["int4_wgmma_unpack_s8"]["tiling"]["persistent"] = 1
-    check_config(cfg, REPO / "kernels")
+    for change in ({"persistent": 1}, {"cluster_m": 2}):
+        cfg = copy.deepcopy(CONFIG)
+        cfg["kernels"]["int4_wgmma_unpack_s8"]["tiling"].update(change)
+        check_config(cfg, REPO / "kernels")
 
 
 def test_only_a_sources_own_include_lines_count(tmp_path):
@@ -1070,6 +1070,37 @@ def test_alternate_k_tiles_keep_c_exact(tmp_path):
     kernel = "int4_wgmma_epi_tma"
     t = dataclasses.replace(tiling_from_config(CONFIG, kernel), producer_warps=8)
     assert_build_exact_at_every_size(tmp_path, kernel, t, ["-DPRODUCER_ALTERNATE=1"])
+
+
+def test_clusters_of_two_share_the_unpacked_b(built, tmp_path):
+    """CLUSTER_M=2 (tiling cluster_m 2): each CTA's producer unpacks half of the B tile's rows, 2
+    LDS.128 and 4 STS.128 a thread a K tile instead of 4 and 8, and lane 0 of each producer warp
+    copies its two 1 KiB pieces into the other CTA (2 UBLKCP in the SASS, one per piece, each in
+    the loop nvcc wraps around an instruction whose operands live in uniform registers); the
+    registers move as 128 x 40 + 256 x 232 (setmaxnreg 0x28 and 0xe8), nothing spills, the 16 wgmma
+    stay asynchronous and the 4 copies stay, and the cluster barrier (UCGABAR) runs at the start and
+    the end. Off, the registered SASS is unchanged; with B_GLOBAL it is refused at compile time."""
+    kernel = "int4_wgmma_epi_tma"
+    t = tiling_from_config(CONFIG, kernel)
+    usage, sass = build_variant(tmp_path, "on", dataclasses.replace(t, cluster_m=2), [], kernel)
+    assert (len(re.findall(r"\bLDS\.128\b", sass)), len(re.findall(r"\bSTS\.128\b", sass))) == (2, 4)
+    assert len(re.findall(r"\bUBLKCP\.S\.S\b", sass)) == 2
+    assert re.findall(r"USETMAXREG\.(\w+)\.CTAPOOL \w*,? ?(0x\w+)", sass) == [("TRY_ALLOC", "0xe8"), ("DEALLOC", "0x28")]
+    assert (len(re.findall(r"\bUCGABAR_ARV\b", sass)), len(re.findall(r"\bUCGABAR_WAIT\b", sass))) == (2, 2)
+    assert not re.search(r"\bUBLKCP\b|\bUCGABAR", built[kernel][1])
+    assert_off_is_registered_and_refused(tmp_path, kernel, t, built[kernel][1], "-DCLUSTER_M=1",
+                                         ["-DCLUSTER_M=2", "-DB_GLOBAL=1"], "CLUSTER_M 2: one producer warpgroup")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kernel", ["int4_wgmma_epi_tma", "int4_wgmma_persistent"])
+def test_clusters_of_two_sharing_the_unpacked_b_keep_c_exact(tmp_path, kernel):
+    """With each CTA of a cluster unpacking half of the shared B tile and copying it into the other
+    (CLUSTER_M=2), the INT4 kernel is exact at every configured N on an sm_90 GPU, all of C checked,
+    and on 2 CTAs (one cluster) at N = 1024 (16 blocks each: every stage's copies across block
+    changes)."""
+    t = dataclasses.replace(tiling_from_config(CONFIG, kernel), cluster_m=2)
+    assert_build_exact_at_every_size(tmp_path, kernel, t, [])
 
 
 @pytest.mark.gpu

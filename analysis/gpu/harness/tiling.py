@@ -28,10 +28,12 @@ class Tiling:
             lays out exactly this much.
         producer_warps: warps beside the warps_m x warps_n grid that only load tiles (the
             TMA producer warpgroup of kernels/wgmma_gemm.cuh: 4; 0 for every other kernel).
-        cluster_m: CTAs per thread-block cluster along M (kernels/wgmma_gemm.cuh CLUSTER_M:
-            the CTAs of a cluster compute vertically adjacent blocks and each copies its
-            1 / cluster_m of their common B tile into all of them, one TMA multicast); 1:
-            no cluster. The cluster shape is compiled into the kernel (__cluster_dims__).
+        cluster_m: CTAs per thread-block cluster along M (CLUSTER_M of kernels/wgmma_gemm.cuh
+            and kernels/int4_wgmma.cuh: the CTAs of a cluster compute vertically adjacent
+            blocks and each copies its 1 / cluster_m of their common B tile, by TMA, into all of
+            them, with one multicast (wgmma_gemm.cuh) or, unpacked, with the bulk copy engine
+            (int4_wgmma.cuh)); 1: no cluster. The cluster shape is compiled into the kernel
+            (__cluster_dims__).
         persistent: 1 for a persistent kernel (PERSISTENT of kernels/wgmma_gemm.cuh and
             kernels/int4_wgmma.cuh): the grid is (1, P), P the GPU's SM count rounded down to
             whole clusters (or the number of blocks of C, if fewer), each CTA looping over

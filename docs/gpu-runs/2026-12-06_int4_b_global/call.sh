@@ -4,14 +4,16 @@
 # output, nvidia-smi's description of the GPU and the sanitizers' records go back in
 # dev9_logs.tar.xz (a call returns at most 8 files). DEV_SET=alternate: the same for
 # PRODUCER_ALTERNATE (../2026-12-07_int4_alternate/), files dev10_*; DEV_SET=syncwarp: PRODUCER_SYNCWARP and
-# B_GLOBAL=1 with 224 consumer registers, files dev11_*.
+# B_GLOBAL=1 with 224 consumer registers, files dev11_*; DEV_SET=cluster: clusters of two CTAs sharing the
+# unpacked B (CLUSTER_M=2, ../2026-12-07_int4_cluster/), files dev12_*.
 set -uo pipefail
 DEV_SET=${DEV_SET:-b_global}
 case "$DEV_SET" in
   b_global) PFX=dev9; TESTS=packed_b_from_global ;;
   alternate) PFX=dev10; TESTS=alternate_k_tiles ;;
   syncwarp) PFX=dev11; TESTS="rejoined or epi_tma-1]" ;;
-  *) echo "DEV_SET: b_global, alternate or syncwarp, not $DEV_SET" >&2; exit 2 ;;
+  cluster) PFX=dev12; TESTS="clusters_of_two" ;;
+  *) echo "DEV_SET: b_global, alternate, syncwarp or cluster, not $DEV_SET" >&2; exit 2 ;;
 esac
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
   >/dev/null 2>&1 || true

@@ -50,6 +50,11 @@ with the consumers' 224 registers, at which ptxas keeps their wgmma asynchronous
 DEV_SET=b_global and alternate had every wgmma serialized, C7512): i4_g1_tma4 and i4_g1_sw_tma4;
 beside int8_wgmma_serpentine. Every build's ptxas advisories go into its builds.json entry.
 
+DEV_SET=cluster (files dev12_*, prepared for ../2026-12-07_int4_cluster/, which says why): clusters of two
+CTAs sharing each B tile, each producer unpacking half of it and copying that half into the other CTA
+(CLUSTER_M=2, tiling cluster_m 2): i4_cl_tma4 against i4_tma4 (int4_wgmma_epi_tma) and i4_cl against i4
+(int4_wgmma_persistent), beside int8_wgmma_serpentine.
+
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
 check TAG N CTAS`."""
@@ -66,7 +71,8 @@ from analysis.gpu.harness.runner import GemmRunner
 from analysis.precision import gemm_ops, precision_of
 from analysis.tools import find_tool
 
-PFX = {"stages": "dev7", "combo": "dev8", "b_global": "dev9", "alternate": "dev10", "syncwarp": "dev11"}.get(os.environ.get("DEV_SET", ""), "dev6")
+PFX = {"stages": "dev7", "combo": "dev8", "b_global": "dev9", "alternate": "dev10", "syncwarp": "dev11",
+       "cluster": "dev12"}.get(os.environ.get("DEV_SET", ""), "dev6")
 W = Path(f"/tmp/w{PFX}"); W.mkdir(exist_ok=True)
 CFG = yaml.safe_load(open("config/config.yaml"))
 I4, SERP, LAG = "int4_wgmma_persistent", "int8_wgmma_serpentine", "int8_wgmma_lag"
@@ -82,13 +88,14 @@ class Build:
     offset: int = 0         # bytes before the first stage (LAYOUT_OFFSET)
     stages: int | None = None  # stages (the registry's where None)
     producer_warps: int = 0  # producer warps (the registry's where 0)
+    cluster_m: int = 0      # CTAs per cluster (the registry's where 0)
 
 
-def b(kernel, *defines, slots=0, pad=0, offset=0, stages=None, producer_warps=0):
+def b(kernel, *defines, slots=0, pad=0, offset=0, stages=None, producer_warps=0, cluster_m=0):
     pad_name = "LAYOUT_PAD" if kernel == I4 else "STAGE_PAD"
     return Build(kernel, tuple(defines) + ((f"-DEPI_TMA={slots}",) if slots else ())
                  + ((f"-D{pad_name}={pad}",) if pad else ()) + ((f"-DLAYOUT_OFFSET={offset}",) if offset else ()),
-                 slots, pad, offset, stages, producer_warps)
+                 slots, pad, offset, stages, producer_warps, cluster_m)
 
 
 KIB = 1024
@@ -129,6 +136,11 @@ if PFX == "dev11":  # DEV_SET=syncwarp: the producer warps rejoined at each K ti
               "i4_g1_tma4": b(I4T, G1), "i4_g1_sw_tma4": b(I4T, G1, SW), "i8_serp": b(SERP)}
     SANITIZE = ("i4_sw_tma4", "i4_g1_tma4")
     FULL = ("i4_tma4", "i4_sw_tma4", "i4_g1_tma4")
+if PFX == "dev12":  # DEV_SET=cluster: clusters of two CTAs sharing the unpacked B
+    BUILDS = {"i4": b(I4), "i4_cl": b(I4, cluster_m=2), "i4_tma4": b(I4T), "i4_cl_tma4": b(I4T, cluster_m=2),
+              "i8_serp": b(SERP)}
+    SANITIZE = ("i4_cl_tma4", "i4_cl")
+    FULL = ("i4_tma4", "i4_cl_tma4")
 CHECK_NS = (512, 1024, 2048, 4096, 6144, 8192)
 TIME_NS = (6144, 8192)
 T0 = time.time()
@@ -145,13 +157,14 @@ def prec_of(tag):
 def tiling(tag):
     """The registry's tiling of the build's kernel, with the shared memory its layout takes: the
     registered bytes per stage and pad, times its stages, + its offset and its EPI_TMA slots
-    (two consumer warpgroups); and its producer warps where the build names them."""
+    (two consumer warpgroups); and its producer warps and cluster size where the build names them."""
     bd = BUILDS[tag]
     t = tiling_from_config(CFG, bd.kernel)
     stages = bd.stages or t.stages
     stage_bytes = (t.smem_bytes - 1024) // t.stages  # the registered layout: stages x stage + 1024 of slack
     return dataclasses.replace(t, stages=stages, smem_bytes=stages * (stage_bytes + bd.pad) + 1024 + bd.offset
-                               + 2 * bd.slots * 8192, producer_warps=bd.producer_warps or t.producer_warps)
+                               + 2 * bd.slots * 8192, producer_warps=bd.producer_warps or t.producer_warps,
+                               cluster_m=bd.cluster_m or t.cluster_m)
 
 
 def runner(tag, n, inputs, ctas=None):
