@@ -12,7 +12,8 @@ registered int4_wgmma_epi_tma) and i4_g2_tma4 (launch 1, B_GLOBAL=2). Prints:
 Run from the repository root: `python3 docs/gpu-runs/2026-12-06_int4_b_global/stalls.py`.
 DEV_DIR=folder and DEV_SET=alternate read the `--set full` launches of dev10 (i4_tma4, then
 i4_alt_tma4: PRODUCER_ALTERNATE) in that folder instead, and DEV_SET=syncwarp those of dev11 (i4_tma4,
-i4_sw_tma4: PRODUCER_SYNCWARP, i4_g1_tma4: B_GLOBAL=1 with the wgmma asynchronous):
+i4_sw_tma4: PRODUCER_SYNCWARP, i4_g1_tma4: B_GLOBAL=1 with the wgmma asynchronous), and DEV_SET=cluster
+those of dev12 (i4_tma4, i4_cl_tma4: CLUSTER_M=2):
 `DEV_DIR=docs/gpu-runs/2026-12-07_int4_alternate DEV_SET=alternate python3 docs/gpu-runs/2026-12-06_int4_b_global/stalls.py`."""
 import collections
 import os
@@ -27,7 +28,8 @@ from analysis.reports.ncu.launches import _actions, _open
 HERE = Path(os.environ.get("DEV_DIR", Path(__file__).resolve().parent))
 # dev.py's FULL for each DEV_SET, in launch order, and its files' prefix
 BUILDS, PREFIX = {"alternate": (("i4_tma4", "i4_alt_tma4"), "dev10"),
-                  "syncwarp": (("i4_tma4", "i4_sw_tma4", "i4_g1_tma4"), "dev11")}.get(os.environ.get("DEV_SET", ""),
+                  "syncwarp": (("i4_tma4", "i4_sw_tma4", "i4_g1_tma4"), "dev11"),
+                  "cluster": (("i4_tma4", "i4_cl_tma4"), "dev12")}.get(os.environ.get("DEV_SET", ""),
                                                                      (("i4_tma4", "i4_g2_tma4"), "dev9"))
 COUNTERS = ["gpu__time_duration.sum", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
             "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",

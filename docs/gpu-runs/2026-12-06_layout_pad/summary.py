@@ -5,9 +5,10 @@ each at N = 8192. Bases, dev6: the padded and offset INT4 builds against i4_tma2
 they keep; i4_tma4_epi1st against i4_tma4; i4_pad16 against the registered i4; the INT8 builds
 against int8_wgmma_serpentine (i8_serp). dev7: the INT4 builds against i4 with as many C slots
 (EPI_TMA=4 builds against i4_tma4), the INT8 builds against i8_serp with as many (i8_tma2).
-dev8-dev11: the INT4 builds with C slots against i4_tma4, the others against i4; INT8 against i8_serp.
+dev8-dev12: the INT4 builds with C slots against i4_tma4, the others against i4; INT8 against i8_serp.
 DEV_DIR=folder reads the files there instead (dev9: `DEV_DIR=docs/gpu-runs/2026-12-06_int4_b_global`,
-dev10: `DEV_DIR=docs/gpu-runs/2026-12-07_int4_alternate`, dev11: `DEV_DIR=docs/gpu-runs/2026-12-07_int4_syncwarp`).
+dev10: `DEV_DIR=docs/gpu-runs/2026-12-07_int4_alternate`, dev11: `DEV_DIR=docs/gpu-runs/2026-12-07_int4_syncwarp`,
+dev12: `DEV_DIR=docs/gpu-runs/2026-12-07_int4_cluster`).
 Run: `python3 docs/gpu-runs/2026-12-06_layout_pad/summary.py`."""
 import csv
 import os
@@ -23,7 +24,7 @@ COUNTERS = ["gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second",
 
 
 def base_of(pfx: str, build: str) -> str:
-    if pfx in ("dev8", "dev9", "dev10", "dev11"):
+    if pfx in ("dev8", "dev9", "dev10", "dev11", "dev12"):
         return "i8_serp" if build.startswith("i8") else "i4_tma4" if "tma" in build else "i4"
     if pfx == "dev7":
         if build.startswith("i8"):
@@ -38,8 +39,8 @@ def base_of(pfx: str, build: str) -> str:
     return "i4"
 
 
-for pfx in ("dev6", "dev7", "dev8", "dev9", "dev10", "dev11"):
-    if not (HERE / f"{pfx}_rounds.json").exists():  # dev9-dev11: the folders where they ran
+for pfx in ("dev6", "dev7", "dev8", "dev9", "dev10", "dev11", "dev12"):
+    if not (HERE / f"{pfx}_rounds.json").exists():  # dev9-dev12: the folders where they ran
         continue
     print(f"== {pfx}")
     rounds = json.loads((HERE / f"{pfx}_rounds.json").read_text())
