@@ -32,11 +32,11 @@
 //
 // Barriers per stage: packed_full (TMA bytes), packed_empty (4 producer warps, done
 // unpacking B, + 8 consumer warps, done reading A), b_full (4 producer warps), b_empty (8
-// consumer warps, their wgmma on the INT8 B complete; with CLUSTER_M=2 b_full also takes the other
-// CTA's half of the INT8 B tile as copied bytes, and b_empty counts both CTAs' 16 consumer warps). Shared memory: STAGES x (INT8 B +
-// packed A + packed B) + 1024 bytes of alignment slack; with PACKED_STAGES = P other than
-// STAGES, STAGES INT8 B tiles then P x (packed A + packed B), packed_full and packed_empty per
-// packed stage, b_full and b_empty per INT8 B stage.
+// consumer warps, their wgmma on the INT8 B complete; with CLUSTER_M=2 b_full also counts the
+// other CTA's half of the INT8 B tile as copied bytes, and b_empty both CTAs' 16 consumer warps).
+// Shared memory: STAGES x (INT8 B + packed A + packed B) + 1024 bytes of alignment slack; with
+// PACKED_STAGES = P other than STAGES, STAGES INT8 B tiles then P x (packed A + packed B),
+// packed_full and packed_empty per packed stage, b_full and b_empty per INT8 B stage.
 //
 // PERSISTENT=1 (int4_wgmma_persistent; the harness's Tiling.grid): the grid is (1, P), P the
 // SM count or the blocks of C if fewer, and each CTA loops over blocks of C in the order of
@@ -189,7 +189,7 @@
 #ifndef TILE_CLOCKS
 #define TILE_CLOCKS 0
 #endif
-// CLUSTER_M=2 (the persistent build, the registry's tiling with cluster_m: 2): clusters of two CTAs
+// CLUSTER_M=2 (the registry's tiling with cluster_m: 2; run in the persistent builds): clusters of two CTAs
 // (__cluster_dims__(1, 2, 1)) compute vertically adjacent blocks, which share their B tile. Each CTA's
 // producer copies (TMA) and unpacks only its half of the B tile's rows (BLOCK_N / 2; the harness
 // gives B's tensor map a box of that many rows), writes it into its own INT8 B stage and copies it
@@ -432,7 +432,6 @@ struct Tiles {
     }
   }
 };
-
 
 }  // namespace i4wg
 
