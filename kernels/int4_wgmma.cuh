@@ -189,7 +189,7 @@
 #ifndef TILE_CLOCKS
 #define TILE_CLOCKS 0
 #endif
-// CLUSTER_M=2 (the registry's tiling with cluster_m: 2; run in the persistent builds): clusters of two CTAs
+// CLUSTER_M=2 (the registry's tiling with cluster_m: 2; the persistent build only): clusters of two CTAs
 // (__cluster_dims__(1, 2, 1)) compute vertically adjacent blocks, which share their B tile. Each CTA's
 // producer copies (TMA) and unpacks only its half of the B tile's rows (BLOCK_N / 2; the harness
 // gives B's tensor map a box of that many rows), writes it into its own INT8 B stage and copies it
@@ -282,10 +282,10 @@ static_assert((PRODUCER_WARPS == 4 || PRODUCER_WARPS == 8) && WARPS_N == 1 && kC
 static_assert((kBlockN == 128 && kHalves == 2) || (kBlockN == 256 && kHalves == 1),
               "128 accumulators per consumer thread: 2 x m64n128 or 1 x m64n256 per K step");
 static_assert(kUnpackRows * 4 % kUnpackThreads == 0, "whole packed chunks per producer thread");
-static_assert(kClusterM == 1 || (kClusterM == 2 && UNPACK_GROUP == 1 && !kBGlobal && PRODUCER_WARPS == 4 && !TILE_CLOCKS &&
-                                 !COPY_ROTATE && tuned::kRaster % kClusterM == 0),
-              "CLUSTER_M 2: one producer warpgroup unpacking one K tile at a time, the packed B by TMA, no clock "
-              "reads or rotated copies, whole clusters per rasterisation group");
+static_assert(kClusterM == 1 || (kClusterM == 2 && PERSISTENT && UNPACK_GROUP == 1 && !kBGlobal && PRODUCER_WARPS == 4 &&
+                                 !TILE_CLOCKS && !COPY_ROTATE && tuned::kRaster % kClusterM == 0),
+              "CLUSTER_M 2: the persistent build (the one run on a GPU), one producer warpgroup unpacking one K tile "
+              "at a time, the packed B by TMA, no clock reads or rotated copies, whole clusters per rasterisation group");
 static_assert(kStageBytes % kAlign == 0 && kS8B % kAlign == 0, "every stage keeps the swizzles' 1024-byte alignment");
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 constexpr int kGroup = UNPACK_GROUP;

@@ -1079,7 +1079,8 @@ def test_clusters_of_two_share_the_unpacked_b(built, tmp_path):
     the loop nvcc wraps around an instruction whose operands live in uniform registers); the
     registers move as 128 x 40 + 256 x 232 (setmaxnreg 0x28 and 0xe8), nothing spills, the 16 wgmma
     stay asynchronous and the 4 copies stay, and the cluster barrier (UCGABAR) runs at the start and
-    the end. Off, the registered SASS is unchanged; with B_GLOBAL it is refused at compile time."""
+    the end. Off, the registered SASS is unchanged; with B_GLOBAL, or in the one-block-per-CTA
+    int4_wgmma_unpack_s8, it is refused at compile time."""
     kernel = "int4_wgmma_epi_tma"
     t = tiling_from_config(CONFIG, kernel)
     usage, sass = build_variant(tmp_path, "on", dataclasses.replace(t, cluster_m=2), [], kernel)
@@ -1089,7 +1090,10 @@ def test_clusters_of_two_share_the_unpacked_b(built, tmp_path):
     assert (len(re.findall(r"\bUCGABAR_ARV\b", sass)), len(re.findall(r"\bUCGABAR_WAIT\b", sass))) == (2, 2)
     assert not re.search(r"\bUBLKCP\b|\bUCGABAR", built[kernel][1])
     assert_off_is_registered_and_refused(tmp_path, kernel, t, built[kernel][1], "-DCLUSTER_M=1",
-                                         ["-DCLUSTER_M=2", "-DB_GLOBAL=1"], "CLUSTER_M 2: one producer warpgroup")
+                                         ["-DCLUSTER_M=2", "-DB_GLOBAL=1"], "CLUSTER_M 2: the persistent build")
+    assert_refused(tmp_path, "int4_wgmma_unpack_s8", dataclasses.replace(tiling_from_config(CONFIG, "int4_wgmma_unpack_s8"),
+                                                                         cluster_m=2), [],
+                   "CLUSTER_M 2: the persistent build")
 
 
 @pytest.mark.gpu
