@@ -50,10 +50,10 @@ with the consumers' 224 registers, at which ptxas keeps their wgmma asynchronous
 DEV_SET=b_global and alternate had every wgmma serialized, C7512): i4_g1_tma4 and i4_g1_sw_tma4;
 beside int8_wgmma_serpentine. Every build's ptxas advisories go into its builds.json entry.
 
-DEV_SET=cluster (files dev12_*, for ../2026-12-07_int4_cluster/, which says why and what it measured): clusters of two
-CTAs sharing each B tile, each producer unpacking half of it and copying that half into the other CTA
-(CLUSTER_M=2, tiling cluster_m 2): i4_cl_tma4 against i4_tma4 (int4_wgmma_epi_tma) and i4_cl against i4
-(int4_wgmma_persistent), beside int8_wgmma_serpentine.
+DEV_SET=cluster (files dev12_*, for ../2026-12-07_int4_cluster/, which says why and what it
+measured): clusters of two CTAs sharing each B tile, each producer unpacking half of it and copying
+that half into the other CTA (CLUSTER_M=2, tiling cluster_m 2): i4_cl_tma4 against i4_tma4
+(int4_wgmma_epi_tma) and i4_cl against i4 (int4_wgmma_persistent), beside int8_wgmma_serpentine.
 
 Modes (run from the repository root): `python dev.py` (the whole call, files into $OUT),
 `python dev.py build`, `python dev.py profile` (DEV_TAGS=a,b for some builds), `python dev.py
