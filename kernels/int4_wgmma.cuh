@@ -424,12 +424,8 @@ struct Tiles {
     mine = !kPersistent ? 1 : first < count ? (count - 1 - first) / stride + 1 : 0;
   }
   __device__ __forceinline__ tuned::BlockCoord block(int i) const {  // this CTA's i-th block
-    if constexpr (kClusterM == 1) {
-      return tuned::raster_pid<kRaster>(first + i * stride, cols, rows);
-    } else {
-      const tuned::BlockCoord c = tuned::raster_pid<kRaster / kClusterM>(first + i * stride, cols, rows);
-      return {c.m * kClusterM + static_cast<int>(cta_rank()), c.n};
-    }
+    const tuned::BlockCoord c = tuned::raster_pid<kRaster / kClusterM>(first + i * stride, cols, rows);
+    return {c.m * kClusterM + static_cast<int>(cta_rank()), c.n};
   }
 };
 
