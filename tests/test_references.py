@@ -209,3 +209,40 @@ def test_an_implausible_reference_row_is_refused_naming_the_file(tmp_path, colum
     d.to_csv(tmp_path / "references.csv", index=False)
     with pytest.raises(SetFileError, match=rf"references\.csv: reference rates: .*{re.escape(match)}"):
         read_references(tmp_path / "references.csv")
+
+
+def _sass_by_function(text: str) -> dict[str, list[str]]:
+    """``cuobjdump -sass`` text -> function name -> its instruction lines."""
+    out: dict[str, list[str]] = {}
+    lines: list[str] = []
+    for line in text.splitlines():
+        m = re.match(r"\s+Function : (\S+)", line)
+        if m:
+            lines = out.setdefault(m.group(1), [])
+        elif "/*" in line and ";" in line:
+            lines.append(line)
+    return out
+
+
+def test_the_rotating_a_loops_differ_from_the_random_ones_only_in_their_a(tmp_path):
+    """The development loops ``peak_*_random_rot`` of kernels/ceilings/wgmma_peak.cu (each
+    warpgroup's A a quarter of the random B tile, another at every iteration) issue as many wgmma
+    of the same shape as the ``peak_*_random`` loops, keep one commit group in flight
+    (``WARPGROUP.DEPBAR.LE gsb0, 0x1``), spill nothing, and are not among the fills the
+    workflow's references measure."""
+    from analysis.gpu.build import compile_cubin, disassemble
+    from analysis.gpu.references import WGMMA_FILLS
+
+    cubin = tmp_path / "w.cubin"
+    compile_cubin(REPO / "kernels" / "ceilings" / "wgmma_peak.cu", "peak_wgmma_m64n256k16_f16_f32", "sm_90",
+                  ["-arch=sm_90a"], cubin, tmp_path / "w.json")
+    disassemble(cubin, tmp_path / "w.sass")
+    funcs = _sass_by_function((tmp_path / "w.sass").read_text())
+    for base, op in (("peak_wgmma_m64n256k32_s8_s32", "IGMMA.64x256x32.S8.S8"),
+                     ("peak_wgmma_m64n256k16_f16_f32", "HGMMA.64x256x16.F32")):
+        rnd, rot = funcs[base + "_random"], funcs[base + "_random_rot"]
+        count = [sum(op in line for line in f) for f in (rnd, rot)]
+        assert count[0] == count[1] > 0, (base, count)
+        assert any("WARPGROUP.DEPBAR.LE gsb0, 0x1" in line for line in rot), base
+        assert not any(re.search(r"\b(STL|LDL)\b", line) for line in rot), base
+    assert not any(fill.endswith("_rot") for fill in WGMMA_FILLS)

@@ -14,6 +14,11 @@
 // make_inputs: s8 uniform in [-128, 127], f16 uniform in [-1, 1]), different in every block.
 // On a GPU held at its power limit the operands' bits set the power the tensor cores draw,
 // so the two fills bound the same instruction at two powers.
+// Development loops (not measured by the workflow's references): `peak_*_random_rot` take each
+// warpgroup's A from a 64-row quarter of the random B tile instead of the shared A tile, the
+// quarter (warpgroup + iteration) mod 4. So the SM's warpgroups multiply different A, and each
+// warpgroup's A changes at every loop iteration, as a GEMM's operands do at every K tile; the
+// shared memory read per wgmma and the instruction stream are those of the other loops.
 #include <cuda_fp16.h>
 
 #include "../hopper.cuh"
@@ -47,7 +52,7 @@ __device__ __forceinline__ uint32_t operand_word(uint32_t i, uint32_t block) {
   }
 }
 
-template <typename Acc, void (*MMA)(Acc (&)[128], uint64_t, uint64_t, uint32_t), Fill F>
+template <typename Acc, void (*MMA)(Acc (&)[128], uint64_t, uint64_t, uint32_t), Fill F, bool kRotateA = false>
 __device__ __forceinline__ void wgmma_loop(int iters, void* out_) {
   __shared__ alignas(1024) uint8_t tiles[kTileA + kTileB];  // 1024-byte aligned: swizzle base offset 0
   for (int i = threadIdx.x; i < (kTileA + kTileB) / 4; i += blockDim.x) {
@@ -55,10 +60,13 @@ __device__ __forceinline__ void wgmma_loop(int iters, void* out_) {
   }
   hopper::fence_proxy_async_shared();  // the generic-proxy stores, visible to wgmma's reads
   __syncthreads();
-  const uint32_t a = hopper::smem_u32(tiles), b = a + kTileA;
+  const uint32_t b = hopper::smem_u32(tiles) + kTileA;
+  const uint32_t warpgroup = threadIdx.x / 128;
   Acc d[128];  // written first with scale-d false
   hopper::wgmma_fence();
   for (int it = 0; it < iters; ++it) {
+    // the shared A tile, or a 64-row quarter of B (8 KiB, 1024-byte aligned: same swizzle phase)
+    const uint32_t a = kRotateA ? b + ((warpgroup + it) & 3u) * kTileA : b - kTileA;
 #pragma unroll
     for (int ks = 0; ks < kGroup; ++ks) {
       MMA(d, hopper::desc_k_major_sw128(a + ks * 32), hopper::desc_k_major_sw128(b + ks * 32), it > 0 || ks > 0);
@@ -90,4 +98,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) peak_wgmma_m64n256k16_f16_f
 
 extern "C" __global__ void __launch_bounds__(384, 1) peak_wgmma_m64n256k32_s8_s32_random(int iters, void* out) {
   wgmma_loop<int32_t, hopper::wgmma_m64n256k32_s32_s8, Fill::kRandomS8>(iters, out);
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1) peak_wgmma_m64n256k16_f16_f32_random_rot(int iters, void* out) {
+  wgmma_loop<float, hopper::wgmma_m64n256k16_f32_f16, Fill::kRandomF16, true>(iters, out);
+}
+
+extern "C" __global__ void __launch_bounds__(384, 1) peak_wgmma_m64n256k32_s8_s32_random_rot(int iters, void* out) {
+  wgmma_loop<int32_t, hopper::wgmma_m64n256k32_s32_s8, Fill::kRandomS8, true>(iters, out);
 }
