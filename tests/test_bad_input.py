@@ -909,3 +909,28 @@ def test_command_lines_say_what_is_wrong_in_one_line(tmp_path):
     assert got.returncode == 2 and f"--metadata {tmp_path / 'none.json'}: no such file" in got.stderr
     got = run("analysis.reports.importing", "--help")
     assert got.returncode == 0 and "usage: python -m analysis.reports.importing SRC DST" in got.stderr
+
+
+def test_report_and_set_names_pandas_would_guess_are_read_back_as_names(tmp_path):
+    """Reports named ``None``, ``NA``, ``1`` and ``01`` in a set named ``true``: the summary CSV
+    read back with :func:`analysis.reports.schemas.read_summary` (the figure and study rules) keeps
+    every name. Read with pandas' defaults, ``None`` and ``NA`` become missing, ``1`` and ``01``
+    the same number and ``true`` a boolean, and the schema refused the table of a valid import."""
+    from analysis.reports.parse import write_set_tables
+    from analysis.reports.schemas import read_summary
+
+    names = ["None", "NA", "1", "01"]
+    reports = []
+    for name in names:
+        reports.append(tmp_path / f"{name}.ncu-rep.xz")
+        shutil.copy(REPO / "tests" / "data" / "add_basic.ncu-rep.xz", reports[-1])
+    out = tmp_path / "summary.csv"
+    write_set_tables(reports, "true", None, tmp_path / "cache", tmp_path / "m.parquet", tmp_path / "i.parquet",
+                     summary_out=out)
+    s = read_summary(out)
+    assert sorted(s["report"]) == sorted(names)
+    assert (s["set"] == "true").all()
+    guessed = pd.read_csv(out)
+    assert guessed["report"].isna().sum() == 2 and guessed["set"].dtype == bool
+    with pytest.raises(SchemaError):
+        validate_summary(guessed, out)

@@ -119,6 +119,35 @@ def test_an_import_of_one_report_under_two_names_is_refused(foreign_dir, tmp_pat
     assert check_sources(import_plan(tmp_path)) == []
 
 
+def test_a_report_imported_again_under_another_name_is_refused(foreign_dir, tmp_path):
+    """A second import into a set, of the same file under a new name, was only said to add a
+    report: the set held each of its launches twice, and a comparison with a set of one copy
+    flagged all of them as only in the candidate. The set's import record (imported.csv) gives
+    each stored report's SHA-256, so the second import is refused, naming both."""
+    from analysis.reports.importing import write_import_record
+
+    src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
+    other = foreign_dir / "LakshyaSingh354__CudaCode__gemm_reps_naive__7bc2a745.ncu-rep.xz"
+    (tmp_path / "first").mkdir()
+    (tmp_path / "first" / "profile.ncu-rep.xz").write_bytes(src.read_bytes())
+    plan = import_plan(tmp_path / "first")
+    (tmp_path / "set" / "reports").mkdir(parents=True)
+    import_report(plan["profile"], tmp_path / "set" / "reports" / "profile.ncu-rep.xz")
+    write_import_record(plan, tmp_path / "set" / "imported.csv")
+    (tmp_path / "again").mkdir()
+    (tmp_path / "again" / "run2.ncu-rep.xz").write_bytes(src.read_bytes())
+    (tmp_path / "again" / "other.ncu-rep.xz").write_bytes(other.read_bytes())
+    with pytest.raises(ConfigError) as e:
+        check_sources(import_plan(tmp_path / "again"), tmp_path / "set")
+    assert str(e.value) == ("config source: nothing imported, run2.ncu-rep.xz is the same bytes as profile in the set "
+                            "(imported from profile.ncu-rep.xz): the set would hold each of their launches twice, "
+                            "under two report names (leave all but one of each out of the source folder)")
+    (tmp_path / "again" / "run2.ncu-rep.xz").unlink()
+    assert [w for w in check_sources(import_plan(tmp_path / "again"), tmp_path / "set") if "nothing" in w] == []
+    # the same file under its own name again replaces the stored one: allowed, as before
+    assert check_sources(import_plan(tmp_path / "first"), tmp_path / "set") == []
+
+
 @pytest.mark.parametrize("dst", ["a folder", "out.ncu-rep"])
 def test_an_import_job_refuses_a_destination_that_is_no_xz_report_name(foreign_dir, tmp_path, dst):
     src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"

@@ -107,9 +107,10 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     which opens such reports with ``ncu_report``); or if it is a repeat (``{stem}_r{R}``) of
     a profile whose other repeats, here or already in ``set_folder``'s reports, were
     profiled on another GPU (both GPUs known); or if two sources are the same bytes under two
-    names (the set would hold each of their launches twice, and a comparison with a set of one
-    copy would match none of them): what the set's parse job would find only once the files
-    are stored.
+    names, or a source the same bytes as a report ``set_folder`` holds under another name (by
+    its ``imported.csv``): the set would hold each of their launches twice, and a comparison
+    with a set of one copy would match none of them. What the set's parse job would find only
+    once the files are stored.
 
     Returns:
         Warnings: one where the reports imported are of several GPUs, one where they are of
@@ -185,6 +186,7 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
     # one file under two names: refused as repeats of the same content are (_same_repeats), since the
     # set would hold each launch twice and match none of them with another set's single copy
     same = [f"{', '.join(names)} are the same bytes" for names in _same_bytes(plan.values())]
+    same += _imported_before(plan, held, set_folder)
     if bad or same:
         parts = []
         if bad:
@@ -294,6 +296,25 @@ def _kernels_at_one_n_twice(plan: dict[str, Path], held: list[Path]) -> list[str
     return [f"{', '.join(what)} would be in several reports of the set: {', '.join(labels)} (a set holds one profile "
             "of a kernel at an N, and its repeats named _r1, _r2, ...: leave one out, or name it without its _n{N} "
             "part)" for labels, what in clashes.items()]
+
+
+def _imported_before(plan: dict[str, Path], held: list[Path], set_folder: str | Path | None) -> list[str]:
+    """Sources whose bytes the set's import record (``imported.csv``, :data:`IMPORT_RECORD_COLUMNS`)
+    gives for a report the set still holds under another name (``held``: :func:`_stored`): the
+    same file imported again under a new name. One message per source."""
+    if set_folder is None or not held:
+        return []
+    kept = {report_stem(p) for p in held}
+    before: dict[str, tuple[str, str]] = {}  # sha256 -> (stem in the set, original name)
+    for stem, original, _, digest in read_import_record(Path(set_folder) / "imported.csv"):
+        if stem in kept:
+            before.setdefault(digest, (stem, original))
+    out = []
+    for src in plan.values():
+        hit = before.get(_sha256(Path(src))) if before else None
+        if hit is not None:
+            out.append(f"{Path(src).name} is the same bytes as {hit[0]} in the set (imported from {hit[1]})")
+    return out
 
 
 def _sha256(path: Path) -> str:

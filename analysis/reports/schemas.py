@@ -3,6 +3,8 @@ read (pandera). A violation raises :class:`SchemaError` naming the table and the
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pandera.pandas as pa
@@ -245,6 +247,25 @@ def validate_set(df: pd.DataFrame, what: object = "set table") -> pd.DataFrame:
 def validate_summary(df: pd.DataFrame, what: object = "summary") -> pd.DataFrame:
     """Check a summary (analysis.reports.tables.summary); returns it with columns coerced."""
     return _validate(SUMMARY, df, str(what))
+
+
+#: The summary's text columns: read as written, never as numbers, booleans or missing values.
+SUMMARY_TEXT = [name for name, col in SUMMARY.columns.items() if str(col.dtype).startswith("string")]
+
+
+def read_summary(path: str | Path) -> pd.DataFrame:
+    """A summary CSV (analysis.reports.tables.summary, ``results/tables/{set}/summary.csv``),
+    checked against its schema. The text columns (:data:`SUMMARY_TEXT`: set, kernel, report, ...)
+    keep what was written: a report file named ``None``, ``NA`` or ``01`` stays that name, where
+    pandas' default guessing would read missing values or numbers (``1`` and ``01`` alike). Only
+    an empty field is missing, in every column (pandas writes a missing value as an empty field).
+
+    Raises:
+        SchemaError: the table does not match :data:`SUMMARY`, naming ``path``.
+    """
+    dtype = {c: str for c in SUMMARY_TEXT}
+    df = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=[""])
+    return validate_summary(df, path)
 
 
 def validate_references(df: pd.DataFrame, what: object = "references") -> pd.DataFrame:

@@ -392,9 +392,9 @@ def draw(name: str, summary_csv: str | Path, png: str | Path, pdf: str | Path, t
     Raises:
         KeyError: unknown figure name.
     """
-    from analysis.reports.schemas import validate_summary
+    from analysis.reports.schemas import read_summary
 
-    s = validate_summary(pd.read_csv(summary_csv), summary_csv)
+    s = read_summary(summary_csv)
     fig = FIGURES[name](s, title)
     save(fig, png, pdf)
 

@@ -5,11 +5,11 @@ import pandas as pd
 
 from analysis.study.figures import FIGURES, placeholder, save, why_not_drawn
 from analysis.logged import logged
-from analysis.reports.schemas import validate_summary
+from analysis.reports.schemas import read_summary
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
-    summary = validate_summary(pd.read_csv(sm.input.summary), sm.input.summary)
+    summary = read_summary(sm.input.summary)
     for name in sm.params.names:
         reason = why_not_drawn(name, summary)
         if reason is None:

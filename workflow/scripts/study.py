@@ -8,13 +8,13 @@ from analysis.study.figures import save
 from analysis.io import atomic_path, write_csv
 from analysis.logged import logged, warn
 from analysis.gpu.paired import check_paired_kernels
-from analysis.reports.schemas import validate_summary
+from analysis.reports.schemas import read_summary
 from analysis.reports.setfiles import read_metadata, read_paired, read_references
 from analysis.reports.tables import check_rates, unbounded_kernels
 
 sm = snakemake  # noqa: F821
 with logged(sm.log[0]):
-    summary = validate_summary(pd.read_csv(sm.input.summary), sm.input.summary)
+    summary = read_summary(sm.input.summary)
     static = pd.read_csv(sm.input.static[0]) if sm.input.static else None
     arch = read_metadata(sm.input.metadata[0] if sm.input.metadata else None).get("arch")
     kernels = sm.params.kernels
