@@ -14,6 +14,13 @@ _FILE_RE = re.compile(r"^(?P<kernel>[A-Za-z0-9_]+?)_n(?P<n>[1-9]\d*(?:-[1-9]\d*)
                       r"\.ncu-rep(?:\.xz)?$")
 
 
+#: The largest N or repeat number a report's name may give: the kernels' launcher takes M, N and
+#: K as 32-bit ``int`` (kernels/gemm_common.cuh), and the tables keep both as 64-bit integers. A
+#: name giving more does not read as the workflow's (its launches are read with N = NA, and the
+#: set's listing names it as close to that form).
+MAX_NAME_NUMBER = 2**31 - 1
+
+
 @dataclass(frozen=True)
 class ReportName:
     """Kernel, problem sizes and repeat encoded in a report's file name:
@@ -38,9 +45,12 @@ class ReportName:
     @classmethod
     def parse(cls, path: str | Path) -> ReportName | None:
         """The name of ``path``'s file, or None when it does not read as above (a report of
-        another program, or an N given twice)."""
+        another program, an N given twice, or an N or repeat beyond :data:`MAX_NAME_NUMBER`)."""
         m = _FILE_RE.match(Path(path).name)
         if not m:
+            return None
+        numbers = [v for v in (*m["n"].split("-"), m["repeat"]) if v]
+        if any(len(v) > len(str(MAX_NAME_NUMBER)) or int(v) > MAX_NAME_NUMBER for v in numbers):
             return None
         sizes = tuple(int(v) for v in m["n"].split("-"))
         if len(set(sizes)) != len(sizes):

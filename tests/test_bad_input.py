@@ -666,6 +666,28 @@ def test_near_miss_report_names_are_read_with_a_warning(tmp_path, good):
     assert load_report(d / "int8_wmma_n512_r0.ncu-rep.xz")["n"].isna().all()
 
 
+@pytest.mark.parametrize("stem", ["int8_wmma_n99999999999999999999", "int8_wmma_n9223372036854775808",
+                                  "int8_wmma_n2147483648", "int8_wmma_n512_r99999999999999999999"])
+def test_a_name_giving_an_n_beyond_a_32_bit_int_is_read_with_n_na(tmp_path, good, stem):
+    """An N or repeat in a report's name beyond what the kernels' launcher takes (2**31 - 1)
+    raised a raw OverflowError or TypeError from the reader (a 64-bit integer column) and, in an
+    import, a parse error naming no file. Such a name does not read as the workflow's: the report
+    is read with N = NA, and the set's listing names it as close to that form."""
+    from analysis.names import MAX_NAME_NUMBER, ReportName
+    from analysis.workflow import set_reports
+
+    d = tmp_path / "profiles" / "x" / "reports"
+    d.mkdir(parents=True)
+    shutil.copy(good, d / f"{stem}.ncu-rep.xz")
+    assert ReportName.parse(f"{stem}.ncu-rep.xz") is None
+    assert ReportName.parse(f"int8_wmma_n{MAX_NAME_NUMBER}.ncu-rep").n == MAX_NAME_NUMBER
+    t = load_report(d / f"{stem}.ncu-rep.xz")
+    assert t["n"].isna().all() and t["repeat"].dtype == np.int64 and (t["repeat"] == 0).all()
+    said: list[str] = []
+    set_reports(tmp_path / "profiles", "x", warn=said.append)
+    assert len(said) == 1 and f"{stem}.ncu-rep.xz" in said[0] and "read with N = NA" in said[0]
+
+
 # ---- schemas ---------------------------------------------------------------------------
 
 def test_tidy_schema_rejects_a_damaged_table(good):
@@ -934,3 +956,22 @@ def test_report_and_set_names_pandas_would_guess_are_read_back_as_names(tmp_path
     assert guessed["report"].isna().sum() == 2 and guessed["set"].dtype == bool
     with pytest.raises(SchemaError):
         validate_summary(guessed, out)
+
+
+@pytest.mark.parametrize("stem, failed", [("AveryClapp__ESMM-Research__profile__8fce6633", 3),
+                                          ("AveryClapp__ESMM-Research__profile__be34af6f", 5)])
+def test_a_launch_with_only_the_devices_attributes_counts_as_not_profiled(foreign_dir, stem, failed):
+    """A foreign launch without a duration or any of its counters held 185 values of the device's
+    attributes, its topology and the profiler's session beside 52 empty metrics, and was read as
+    profiled (``profiling_failed`` False: fewer than half of all its metrics were empty). Only
+    measured metrics count now: that launch is the report's one not profiled."""
+    from analysis.reports.ncu.launches import NOT_MEASURED_PREFIXES
+
+    t = load_report(foreign_dir / f"{stem}.ncu-rep.xz")
+    flags = t.groupby("launch")["profiling_failed"].first()
+    assert flags[flags].index.tolist() == [failed]
+    one = t[t["launch"] == failed]
+    attrs = one["metric"].str.startswith(NOT_MEASURED_PREFIXES)
+    empty = one["value"].isna() & one["value_str"].isna()
+    assert (~empty[attrs]).sum() > empty.sum()  # the attributes alone outnumber the empty metrics
+    assert one.loc[one["metric"] == "gpu__time_duration.sum", "value"].isna().all()

@@ -15,7 +15,7 @@ from analysis.errors import ReportError
 from analysis.names import ReportName, is_text, report_stem
 from analysis.nsight import ncu_report
 from analysis.reports.ncu.files import REPROFILE, _plain_report
-from analysis.reports.ncu.launches import FAILED_SHARE, IDENTITY_COLUMNS, OPCODE_INSTANCES, TIDY_COLUMNS, _METRIC_TYPE, _actions, _check_named, _dims, _metric_value, _nvtx_names, _open, launch_sizes, precision_from_kernel
+from analysis.reports.ncu.launches import FAILED_SHARE, IDENTITY_COLUMNS, NOT_MEASURED_PREFIXES, OPCODE_INSTANCES, TIDY_COLUMNS, _METRIC_TYPE, _actions, _check_named, _dims, _metric_value, _nvtx_names, _open, launch_sizes, precision_from_kernel
 from analysis.reports.ncu.units import _ask, _attributes, _chip, _note_values, _plan, _typed_chip
 
 
@@ -76,7 +76,7 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
             # the launch's place among those of its range and kernel at its N (one launch per N: 0)
             occurrence = seen.get((range_name, mangled, size), 0)
             seen[(range_name, mangled, size)] = occurrence + 1
-            empty = 0
+            empty = measured = 0
             for metric_name in names:
                 m = action.metric_by_name(metric_name)
                 value, value_str = _metric_value(m)
@@ -85,11 +85,13 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
                 count = m.num_instances()
                 if value == 0 and count == 0 and OPCODE_INSTANCES(metric_name):
                     value = math.nan  # a breakdown by opcode of no opcode: not collected (load_report)
-                empty += math.isnan(value) and value_str is None
+                if not metric_name.startswith(NOT_MEASURED_PREFIXES):
+                    measured += 1
+                    empty += math.isnan(value) and value_str is None
                 rows.append((kernel, metric_name, launch, value, value_str, count))
             ident.append((launch, rng, action.name(), action.name(IAction.NameBase_DEMANGLED), mangled,
                           occurrence, _dims(action, "grid"), _dims(action, "block"),
-                          empty > FAILED_SHARE * len(names), range_name, nvtx))
+                          empty > FAILED_SHARE * measured, range_name, nvtx))
     except BaseException:
         with contextlib.suppress(Exception):  # the child's answer is read, so the next report gets its own
             attributes()
@@ -232,7 +234,8 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
         range-replay action), ``occurrence`` (int: 0 for the first launch of that
         ``range_name`` and mangled name (and N) in the report, 1 for the next...), ``grid``
         and ``block`` (``"x,y,z"`` or NA), ``profiling_failed`` (bool: more than
-        :data:`FAILED_SHARE` of the launch's metrics have no value), ``range_name``
+        :data:`FAILED_SHARE` of the launch's measured metrics have no value: the device's attributes and
+        the profiler's session records, :data:`NOT_MEASURED_PREFIXES`, are not counted), ``range_name``
         (string or NA: for an action of range replay, ``ncu --replay-mode range`` or
         ``app-range``, the NVTX range(s) naming it, e.g. ``alpha``; NA for kernel
         launches), ``nvtx`` (string or NA: the NVTX push/pop ranges open around the launch,
