@@ -290,8 +290,13 @@ def test_several_launches_are_read_and_one_can_be_required():
     """A real report of two launches (ncu --launch-count 2): read whole by default, refused
     where exactly one launch is asked for."""
     p = DATA / "int8_wmma_n512_two.ncu-rep.xz"
-    with pytest.raises(ReportError, match="holds 2 kernel launches, expected 1"):
+    with pytest.raises(ReportError, match="holds 2 kernel launches, expected 1") as e:
         load_report(p, expect_launches=1)
+    assert "--launch-count 1 and a --kernel-name filter" in str(e.value)
+    # too few: one launch, not "launches", and the hint to profile every launch asked for, not one
+    with pytest.raises(ReportError, match="holds 1 kernel launch, expected 2") as e:
+        load_report(DATA / "int8_wmma_n512_sol.ncu-rep.xz", expect_launches=2)
+    assert "--launch-count 1" not in str(e.value) and "covering every launch asked for" in str(e.value)
     df = load_report(p)
     assert sorted(df["launch"].unique()) == [0, 1] and sorted(df["occurrence"].unique()) == [0, 1]
     assert df.groupby("launch")["metric"].nunique().min() > 500
@@ -975,3 +980,18 @@ def test_a_launch_with_only_the_devices_attributes_counts_as_not_profiled(foreig
     empty = one["value"].isna() & one["value_str"].isna()
     assert (~empty[attrs]).sum() > empty.sum()  # the attributes alone outnumber the empty metrics
     assert one.loc[one["metric"] == "gpu__time_duration.sum", "value"].isna().all()
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True])
+def test_a_worker_count_that_is_no_whole_number_of_at_least_one_is_refused(good, workers):
+    """``parse_reports(..., workers=0)`` (or -1, 1.5, True) and ``--workers 0`` ran as if 1 was
+    given; both are refused, before any report is read."""
+    from analysis.reports.parse import parse_reports
+
+    with pytest.raises(ValueError, match="workers must be a whole number of at least 1"):
+        parse_reports([good], workers=workers)
+    if isinstance(workers, int) and not isinstance(workers, bool):
+        got = subprocess.run([sys.executable, "-m", "analysis.reports.parse", str(good), "--set", "s", "--cache", "c",
+                              "--metrics", "m", "--instances", "i", "--log", "l", "--workers", str(workers)],
+                             capture_output=True, text=True, cwd=REPO)
+        assert got.returncode == 2 and "--workers: must be at least 1" in got.stderr

@@ -322,6 +322,7 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
 
     Raises:
         TypeError: ``paths`` is one path (a str or os.PathLike), not a list of them.
+        ValueError: ``workers`` is not a whole number of at least 1 (0, -1, 1.5, True).
 
     Warns:
         UserWarning: called from a script's top level outside ``if __name__ ==
@@ -329,6 +330,8 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
     """
     if isinstance(paths, (str, bytes, os.PathLike)):  # a str would be read character by character
         raise TypeError(f"parse_reports takes a list of report paths, not one path ({paths!r}): pass [path]")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a whole number of at least 1 (reader processes), not {workers!r}")
     paths = [Path(p) for p in paths]
     cache_dir = Path(cache) if cache is not None else None
     # what readers of earlier runs left when the run was killed whole (a timeout, a job cancelled)
@@ -565,6 +568,19 @@ def _write_summary(table: pd.DataFrame, inst: pd.DataFrame, times: pd.DataFrame 
     write_csv(result, out)
 
 
+def _at_least_one(text: str) -> int:
+    """``--workers``: a whole number of at least 1 (argparse names the option where it is not)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (reader processes), not {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m analysis.reports.parse``: one profile set's reports -> its tables (rule parse_set)."""
     import argparse
@@ -584,7 +600,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timings", type=Path, help="the set's timings.csv, if it has one")
     ap.add_argument("--findings", type=Path, help="output: guided-analysis findings of every launch (parquet)")
     ap.add_argument("--hotspots", type=Path, help="output: source hot spots of every launch (parquet)")
-    ap.add_argument("--workers", type=int, default=1, help="reader processes")
+    ap.add_argument("--workers", type=_at_least_one, default=1, help="reader processes (at least 1)")
     ap.add_argument("--log", type=Path, required=True, help="log file")
     args = ap.parse_args(argv)
     for flag, given in (("--metadata", args.metadata), ("--timings", args.timings)):

@@ -35,10 +35,13 @@ def _check_launches(path: Path, name: ReportName | None, actions: list, expect_l
         raise ReportError(path, "holds no kernel launch")
     per_n = len(name.sizes) if name else 1
     if expect_launches is not None and len(actions) != expect_launches * per_n:
-        raise ReportError(path, f"holds {len(actions)} kernel launches, expected {expect_launches}"
+        few = len(actions) < expect_launches * per_n
+        raise ReportError(path, f"holds {len(actions)} kernel launch{'es' * (len(actions) != 1)}, expected "
+                                f"{expect_launches}"
                                 + (f" per N ({expect_launches * per_n} for the {per_n} sizes of its name)"
                                    if per_n > 1 else ""),
-                          "profile with --launch-count 1 and a --kernel-name filter")
+                          "profile again with --launch-count and --launch-skip covering every launch asked for"
+                          if few else "profile with --launch-count 1 and a --kernel-name filter")
     for launch, _rng, action in actions:
         function = action.name()
         for what, text in (("its function name", function),
