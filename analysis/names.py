@@ -140,6 +140,10 @@ def set_name_problem(name: str) -> str | None:
     folder there, and the set's log files read ``a...log``), and a name of other characters than
     :data:`SET_NAME`'s."""
     if not SET_NAME.fullmatch(name):
+        folder = name.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1]
+        if folder != name and SET_NAME.fullmatch(folder):  # profiles/NAME/, or a path ending in the name
+            return (f"is a path: give the set's name, {folder!r}, not its folder (sets are the folders of "
+                    "profiles/)")
         return ("holds other characters than letters, digits, '.', '_' and '-', or starts with '.' or '-': the "
                 "workflow's file patterns match only these")
     if name.endswith("."):

@@ -419,6 +419,18 @@ def test_a_set_name_too_long_for_a_comparison_folder_is_refused():
     assert len(f"{'s' * MAX_SET_NAME}__vs__{'s' * MAX_SET_NAME}".encode()) <= 255
 
 
+@pytest.mark.parametrize("given", ["bob1/", "profiles/bob1", "/home/me/repo/profiles/bob1/", "profiles\\bob1"])
+def test_a_set_given_as_its_folder_is_refused_naming_the_set(given):
+    """`compare --config baseline=bob1/` (or `profiles/bob1`) said only that the name held other
+    characters than a set name may; it now says to give the set's name, and which."""
+    from analysis.names import set_name_problem
+
+    assert set_name_problem(given) == ("is a path: give the set's name, 'bob1', not its folder (sets are the "
+                                       "folders of profiles/)")
+    assert set_name_problem("bob1") is None
+    assert "other characters" in set_name_problem("bob 1") and "other characters" in set_name_problem("a/b c")
+
+
 def test_a_set_name_ending_in_a_dot_is_refused():
     """`import_set set=a..` made profiles/a.. and logs/explain_set/a...log; on a Windows or SMB
     file system the folder would be profiles/a, another set's."""
