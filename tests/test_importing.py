@@ -396,3 +396,24 @@ def test_a_source_that_is_no_folder_says_which_case_it_is(foreign_dir, tmp_path)
     report = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
     with pytest.raises(ConfigError, match=r"\.ncu-rep\.xz is a file, not a folder: give the folder"):
         import_plan(report)
+
+
+def test_a_source_whose_reports_are_all_in_subfolders_says_where_they_are(foreign_dir, tmp_path):
+    """A source folder holding its reports only in subfolders (one per run, as people keep them)
+    was refused with "no .ncu-rep or .ncu-rep.xz file in DIR" alone; the message now counts the
+    reports below and names the first subfolder to give instead. A folder with none anywhere
+    keeps the plain message."""
+    src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
+    for sub in ("run1", "run2/deeper"):
+        (tmp_path / "src" / sub).mkdir(parents=True)
+        (tmp_path / "src" / sub / "profile.ncu-rep.xz").write_bytes(src.read_bytes())
+    with pytest.raises(ConfigError) as e:
+        import_plan(tmp_path / "src")
+    assert str(e.value) == (f"config source: no .ncu-rep or .ncu-rep.xz file in {tmp_path / 'src'} (it has 2 in 2 of "
+                            "its subfolders, e.g. run1: only the reports directly in the folder given are imported, "
+                            "so give a subfolder, one import each)")
+    (tmp_path / "empty" / "sub").mkdir(parents=True)
+    with pytest.raises(ConfigError) as e:
+        import_plan(tmp_path / "empty")
+    assert str(e.value) == f"config source: no .ncu-rep or .ncu-rep.xz file in {tmp_path / 'empty'}"
+    assert import_plan(tmp_path / "src" / "run1") == {"profile": tmp_path / "src" / "run1" / "profile.ncu-rep.xz"}

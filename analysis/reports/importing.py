@@ -91,8 +91,28 @@ def import_plan(source: str | Path) -> dict[str, Path]:
         raise ConfigError(f"config source: nothing imported: {', '.join(odd)} in {src}; rename or remove "
                           "them, or import the other reports from a folder without them")
     if not plan:
-        raise ConfigError(f"config source: no .ncu-rep or .ncu-rep.xz file in {src}")
+        below = _reports_below(src)
+        where = (f" (it has {below[0]} in {below[1]} of its subfolders, e.g. {below[2]}: only the reports directly "
+                 "in the folder given are imported, so give a subfolder, one import each)") if below else ""
+        raise ConfigError(f"config source: no .ncu-rep or .ncu-rep.xz file in {src}{where}")
     return plan
+
+
+def _reports_below(src: Path, limit: int = 10_000) -> tuple[int, int, str] | None:
+    """(reports, subfolders holding them, the first such subfolder relative to ``src``) of the
+    ``.ncu-rep``/``.ncu-rep.xz`` files in ``src``'s subfolders at any depth (links not followed;
+    at most ``limit`` entries looked at), or None where there is none."""
+    count, folders, seen = 0, [], 0
+    for root, dirs, files in os.walk(src):
+        dirs.sort()
+        seen += len(files) + len(dirs)
+        hits = [f for f in files if f.endswith((".ncu-rep", ".ncu-rep.xz"))]
+        if hits and Path(root) != src:
+            count += len(hits)
+            folders.append(Path(root).relative_to(src).as_posix())
+        if seen > limit:
+            break
+    return (count, len(folders), folders[0]) if count else None
 
 
 def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -> list[str]:
