@@ -158,6 +158,28 @@ def test_instantiations_are_named_by_their_demangled_names(many):
         plt.close(fig)
 
 
+def test_the_headline_says_how_many_launches_have_no_partner(many):
+    """1 launch against 100 said nothing of the 99 launches without a partner, which no column
+    shows (only the explanations page did). The note now counts them on each side: the
+    templates report's 4 launches all match launches of the 401-launch one, whose other 397 do
+    not."""
+    from analysis.compare.figures import unmatched_launches
+
+    tmpl = _set([DATA / "templates.ncu-rep.xz"], "templates")
+    alone = many["launch"].nunique() - tmpl["launch"].nunique()
+    assert alone == 397
+    diff = compare_sets(tmpl, many)
+    assert unmatched_launches(diff) == (0, alone)
+    assert unmatched_launches(compare_sets(many, tmpl)) == (alone, 0)
+    assert unmatched_launches(compare_sets(many, many)) == (0, 0)
+    fig = headline_figure(diff, "many\nagainst templates")
+    try:
+        said = " ".join(fig._suptitle.get_text().split())
+        assert f"not drawn: 0 launches of the baseline and {alone} of the candidate without a partner" in said
+    finally:
+        plt.close(fig)
+
+
 def test_many_launches_keep_the_figure_narrow(many, tmp_path):
     """401 launches gave 401 columns and a PNG 35,674 pixels wide; now one column per
     kernel identity with its launch count, and a PNG a few thousand pixels wide."""

@@ -301,6 +301,29 @@ def threshold_note(diff: pd.DataFrame, min_rel: float | None = None) -> str:
     return "; ".join(parts) or "none"
 
 
+#: The columns that identify a launch in a comparison's rows (:func:`analysis.compare.diff.compare_sets`),
+#: beside the report of its side.
+_LAUNCH_ID = ["source", "range_name", "kernel", "mangled", "precision", "n", "occurrence"]
+
+
+def unmatched_launches(diff: pd.DataFrame) -> tuple[int, int]:
+    """Launches of the baseline and of the candidate that have no partner in the other set
+    (their rows' ``match`` is none of :data:`analysis.compare.diff.MATCHED_BY`: ``only in ...``
+    or ``not matched: ...``), counted once each by their identity and report. (0, 0) for a
+    table without the ``match`` column."""
+    from analysis.compare.diff import MATCHED_BY
+
+    if "match" not in diff or diff.empty:
+        return 0, 0
+    alone = diff[~diff["match"].isin(MATCHED_BY)]
+    ids = [c for c in _LAUNCH_ID if c in alone]
+    counts = []
+    for side, other in (("baseline", "candidate"), ("candidate", "baseline")):
+        rows = alone[alone[f"report_{other}"].isna() & alone[f"report_{side}"].notna()]
+        counts.append(len(rows.drop_duplicates(ids + [f"report_{side}"])))
+    return counts[0], counts[1]
+
+
 def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUMNS,
                     min_rel: float | None = None):
     """Relative change of the headline metrics (:data:`HEADLINE`) per kernel identity, N and
@@ -317,7 +340,8 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
     not convert (unit). Values are written in white on the dark ends of the colour scale
     (luma 0.2126 R + 0.7152 G + 0.0722 B of the cell's colour under 0.4), black elsewhere.
     The note under it says where the thresholds came from (:func:`threshold_note`, with
-    ``min_rel`` the comparison's floor).
+    ``min_rel`` the comparison's floor) and how many launches of each set have no partner
+    (:func:`unmatched_launches`), which no column shows.
 
     Returns:
         A matplotlib Figure (the project's STYLE); a small one saying so where the two
@@ -412,6 +436,10 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
         if pooled:
             notes.append(f"{int(cols['launches'].sum())} launches in {n_cols} column{'s' * (n_cols != 1)}: a column of "
                          "several launches gives their median and, below, their range; * = at least one launch flagged")
+        alone_b, alone_c = unmatched_launches(diff)
+        if alone_b or alone_c:
+            notes.append(f"not drawn: {alone_b} launch{'es' * (alone_b != 1)} of the baseline and {alone_c} of the "
+                         "candidate without a partner in the other set (changes.csv, match)")
         # the figure's title, over the whole width (a narrow grid of few columns left the
         # notes running into the colour bar), each note wrapped to that width (7 pt type:
         # about 0.55 of its size per character)
