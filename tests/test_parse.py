@@ -258,6 +258,29 @@ def test_a_script_without_the_main_guard_is_not_run_again_by_the_readers(tmp_pat
         assert said in proc.stderr and str(script) in proc.stderr
 
 
+def test_a_script_read_from_stdin_reads_in_the_pool_without_tracebacks(tmp_path):
+    """`python - < script` calling parse_reports printed a FileNotFoundError traceback of
+    '<stdin>' per reader process (each tried to run the main module's file again before its
+    first task) and the reports were read again one process each. The workers now start as
+    under `python -c`; the main module keeps its `__file__` after the call."""
+    import os
+    import subprocess
+    import sys
+
+    reports = [REPO / "tests" / "data" / f"{r}.ncu-rep.xz" for r in ("add_n1024", "several")]
+    body = ("import sys\nfrom analysis.reports.parse import parse_reports\n"
+            f"got = parse_reports({[str(r) for r in reports]!r}, workers=2)\n"
+            "print('rows', sum(len(m) for m in got.metrics), 'errors', len(got.errors))\n"
+            "print('file', sys.modules['__main__'].__file__)\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-"], input=body, capture_output=True, text=True, env=env, timeout=600,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = sum(len(load_report(r)) for r in reports)
+    assert f"rows {rows} errors 0" in proc.stdout and "file <stdin>" in proc.stdout
+    assert "Traceback" not in proc.stderr and "FileNotFoundError" not in proc.stderr, proc.stderr[-3000:]
+
+
 def test_a_damaged_cache_entry_is_warned_of_and_the_report_read_again(tmp_path):
     """One flipped byte in a cached parquet file read without error and gave other values,
     which the set's tables then held without a word (the key checked the report's bytes

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import os
 import inspect
@@ -232,6 +233,30 @@ def _unguarded_script() -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def _main_file_hidden():
+    """Hide ``__main__.__file__`` while the pool runs where it names no file: ``python - <
+    script`` sets it to ``<stdin>``. Each of multiprocessing's workers runs the main module's file
+    again before its first task (``multiprocessing.spawn.prepare``, resolving a relative name
+    against the directory the program started in); for ``<stdin>`` every worker failed to start,
+    printing a FileNotFoundError traceback, and the reports were read again one process each.
+    Without the attribute the workers start as under ``python -c``. A main module whose file
+    exists is left as it is (a ``reader`` defined in it is imported from there)."""
+    from multiprocessing import process
+
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    start = process.ORIGINAL_DIR
+    if path is None or os.path.isfile(path if os.path.isabs(path) or start is None else os.path.join(start, path)):
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
 def _read_here(todo: list[Path], expect_launches: int | None, reader: Callable,
                on_result: Callable[[Path, tuple], None]) -> tuple[dict[Path, tuple], dict[Path, ReportError], list]:
     """:func:`_pool_read`'s results, errors and (no) retries, read in this process."""
@@ -369,7 +394,8 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
             warnings.warn(why, stacklevel=2)
             results, errors, retry = _read_here(todo, expect_launches, reader, keep)
         else:
-            results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep, isolate)
+            with _main_file_hidden():
+                results, errors, retry = _pool_read(todo, expect_launches, workers, timeout, reader, keep, isolate)
         for p in retry:
             try:
                 results[p] = load_report_isolated(
