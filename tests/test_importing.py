@@ -417,3 +417,29 @@ def test_a_source_whose_reports_are_all_in_subfolders_says_where_they_are(foreig
         import_plan(tmp_path / "empty")
     assert str(e.value) == f"config source: no .ncu-rep or .ncu-rep.xz file in {tmp_path / 'empty'}"
     assert import_plan(tmp_path / "src" / "run1") == {"profile": tmp_path / "src" / "run1" / "profile.ncu-rep.xz"}
+
+
+def test_names_of_other_scripts_get_stems_apart(foreign_dir, tmp_path):
+    """优化前 and 优化后 ("before" and "after" optimising) were refused: both would be imported as
+    ___.ncu-rep.xz. A name holding characters outside ASCII now gets the first 8 hex digits of its
+    SHA-256 appended, so the two are told apart and each stem is one the workflow reads;
+    imported.csv keeps the original names."""
+    import hashlib
+    import os
+
+    from analysis.reports.importing import import_stem, write_import_record
+    from analysis.workflow import SAFE_REPORT
+
+    srcs = {"优化前": "LakshyaSingh354__CudaCode__report__164f986e",
+            "优化后": "LakshyaSingh354__CudaCode__gemm_reps_naive__7bc2a745"}
+    for name, stem in srcs.items():
+        (tmp_path / f"{name}.ncu-rep.xz").write_bytes((foreign_dir / f"{stem}.ncu-rep.xz").read_bytes())
+    plan = import_plan(tmp_path)
+    want = {f"___{'_'}{hashlib.sha256(os.fsencode(f'{n}.ncu-rep.xz')).hexdigest()[:8]}" for n in srcs}
+    assert set(plan) == want and len(want) == 2
+    assert all(SAFE_REPORT.match(f"{s}.ncu-rep.xz") for s in plan)
+    assert check_sources(plan) == []
+    write_import_record(plan, tmp_path / "imported.csv")
+    assert set(srcs) <= {line.split(",")[1].removesuffix(".ncu-rep.xz")
+                         for line in (tmp_path / "imported.csv").read_text(encoding="utf-8").splitlines()[1:]}
+    assert import_stem("my app (run 1).ncu-rep") == "my_app__run_1_"  # ASCII names keep their stems

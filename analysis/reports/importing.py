@@ -44,12 +44,15 @@ def import_stem(path: str | Path) -> str:
     ``_``: :data:`analysis.workflow.SAFE_REPORT`). One longer than :data:`MAX_STEM` keeps its
     first 100 and last 40 characters (so a ``_n{N}_r{R}`` tail) around the first 8 hex digits
     of the SHA-256 of the whole file name, and one ending in a substring repeated 20 times or
-    more gets those 8 digits appended (:data:`_PERIODIC`); ``imported.csv`` keeps the original."""
-    stem = _UNSAFE.sub("_", report_stem(path)).lstrip(".-").rstrip(".") or "report"
+    more gets those 8 digits appended (:data:`_PERIODIC`), as does one holding characters outside
+    ASCII: replaced by ``_``, such names lose what tells them apart (``优化前`` and ``优化后`` both
+    read ``___``). ``imported.csv`` keeps the original."""
+    text = report_stem(path)
+    stem = _UNSAFE.sub("_", text).lstrip(".-").rstrip(".") or "report"
     digest = hashlib.sha256(os.fsencode(Path(path).name)).hexdigest()[:8]  # the name's bytes, whatever their encoding
     if len(stem) > MAX_STEM:
         stem = f"{stem[:100]}_{digest}_{stem[-40:]}"
-    if _PERIODIC.search(stem):  # Snakemake refuses such a wildcard value before any job
+    if (_PERIODIC.search(stem) or not text.isascii()) and digest not in stem:  # Snakemake refuses a periodic one
         stem = f"{stem}_{digest}"
     return stem
 
