@@ -439,7 +439,7 @@ def headline_figure(diff: pd.DataFrame, title: str, max_columns: int = MAX_COLUM
         alone_b, alone_c = unmatched_launches(diff)
         if alone_b or alone_c:
             notes.append(f"not drawn: {alone_b} launch{'es' * (alone_b != 1)} of the baseline and {alone_c} of the "
-                         "candidate without a partner in the other set (changes.csv, match)")
+                         "candidate without a partner in the other set (statuses.csv: launch not in the other set)")
         # the figure's title, over the whole width (a narrow grid of few columns left the
         # notes running into the colour bar), each note wrapped to that width (7 pt type:
         # about 0.55 of its size per character)
