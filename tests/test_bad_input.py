@@ -995,3 +995,11 @@ def test_a_worker_count_that_is_no_whole_number_of_at_least_one_is_refused(good,
                               "--metrics", "m", "--instances", "i", "--log", "l", "--workers", str(workers)],
                              capture_output=True, text=True, cwd=REPO)
         assert got.returncode == 2 and "--workers: must be at least 1" in got.stderr
+
+
+def test_a_numpy_worker_count_is_taken(good):
+    """A count computed with NumPy (``np.int64(2)``) is a whole number and is taken."""
+    from analysis.reports.parse import parse_reports
+
+    got = parse_reports([good], workers=np.int64(2))
+    assert not got.errors and len(got.metrics) == 1 and len(got.metrics[0])

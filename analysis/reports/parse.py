@@ -26,6 +26,7 @@ import os
 import inspect
 import io
 import multiprocessing
+import numbers
 import sys
 import threading
 import tokenize
@@ -355,8 +356,9 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
     """
     if isinstance(paths, (str, bytes, os.PathLike)):  # a str would be read character by character
         raise TypeError(f"parse_reports takes a list of report paths, not one path ({paths!r}): pass [path]")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1:
         raise ValueError(f"workers must be a whole number of at least 1 (reader processes), not {workers!r}")
+    workers = int(workers)
     paths = [Path(p) for p in paths]
     cache_dir = Path(cache) if cache is not None else None
     # what readers of earlier runs left when the run was killed whole (a timeout, a job cancelled)

@@ -94,7 +94,7 @@ def _metric_table(path: Path, name: ReportName | None, actions: list,
                 rows.append((kernel, metric_name, launch, value, value_str, count))
             ident.append((launch, rng, action.name(), action.name(IAction.NameBase_DEMANGLED), mangled,
                           occurrence, _dims(action, "grid"), _dims(action, "block"),
-                          empty > FAILED_SHARE * measured, range_name, nvtx))
+                          empty > FAILED_SHARE * measured or not measured, range_name, nvtx))
     except BaseException:
         with contextlib.suppress(Exception):  # the child's answer is read, so the next report gets its own
             attributes()
@@ -237,8 +237,8 @@ def load_report(path: str | Path, *, expect_launches: int | None = None) -> pd.D
         range-replay action), ``occurrence`` (int: 0 for the first launch of that
         ``range_name`` and mangled name (and N) in the report, 1 for the next...), ``grid``
         and ``block`` (``"x,y,z"`` or NA), ``profiling_failed`` (bool: more than
-        :data:`FAILED_SHARE` of the launch's measured metrics have no value: the device's attributes and
-        the profiler's session records, :data:`NOT_MEASURED_PREFIXES`, are not counted), ``range_name``
+        :data:`FAILED_SHARE` of the launch's measured metrics have no value, or it has none: the device's
+        attributes and the profiler's session records, :data:`NOT_MEASURED_PREFIXES`, are not counted), ``range_name``
         (string or NA: for an action of range replay, ``ncu --replay-mode range`` or
         ``app-range``, the NVTX range(s) naming it, e.g. ``alpha``; NA for kernel
         launches), ``nvtx`` (string or NA: the NVTX push/pop ranges open around the launch,
