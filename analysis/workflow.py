@@ -12,7 +12,7 @@ from analysis.errors import ConfigError, ToolNotFoundError
 from analysis.gpu.config import kernel_options, tiling_from_config  # noqa: F401 (the rules call them here)
 from analysis.gpu.device import GpuInfo, LocalGpu, detect_gpu, profile_set_name  # noqa: F401
 from analysis.gpu.harness import TMA_SWIZZLES, Tiling
-from analysis.names import ReportName, report_stem, set_name_problem
+from analysis.names import MAX_NAME_NUMBER, ReportName, report_stem, set_name_problem
 from analysis.precision import precision_of
 from analysis.tools import find_tool, ncu_version
 from analysis.versions import version_numbers
@@ -468,7 +468,7 @@ def set_reports(profiles: Path, set_name: str, warn: Callable[[str], None] | Non
         warn(f"{profiles / set_name / 'reports'}: {len(near)} file name(s) close to {{kernel}}_n{{N}}[_r{{R}}] or "
              f"{{kernel}}_n{{N1}}-{{N2}}-... but not of that form ({', '.join(near[:3])}"
              f"{', ...' if len(near) > 3 else ''}): read with N = NA (an N of 0, with a leading zero or given twice, "
-             "an empty N, or _r0); rename them to give their N")
+             f"an empty N, an N or repeat above {MAX_NAME_NUMBER}, or _r0); rename them to give their N")
     plain = [p.name for p in out if p.name.endswith(".ncu-rep")]
     if plain:
         warn(f"{profiles / set_name / 'reports'}: {len(plain)} plain .ncu-rep file(s) read as they are "

@@ -691,6 +691,7 @@ def test_a_name_giving_an_n_beyond_a_32_bit_int_is_read_with_n_na(tmp_path, good
     said: list[str] = []
     set_reports(tmp_path / "profiles", "x", warn=said.append)
     assert len(said) == 1 and f"{stem}.ncu-rep.xz" in said[0] and "read with N = NA" in said[0]
+    assert f"an N or repeat above {MAX_NAME_NUMBER}" in said[0]
 
 
 # ---- schemas ---------------------------------------------------------------------------

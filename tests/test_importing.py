@@ -113,17 +113,24 @@ def test_an_import_of_one_report_under_two_names_is_refused(foreign_dir, tmp_pat
     with pytest.raises(ConfigError) as e:
         check_sources(import_plan(tmp_path))
     assert str(e.value) == ("config source: nothing imported, copy of mine.ncu-rep.xz, mine.ncu-rep.xz are the same "
-                            "bytes: the set would hold each of their launches twice, under two report names (leave "
+                            "report: the set would hold each of their launches twice, under two report names (leave "
                             "all but one of each out of the source folder)")
     (tmp_path / "copy of mine.ncu-rep.xz").unlink()
     assert check_sources(import_plan(tmp_path)) == []
+    # the same report plain beside xz, or compressed otherwise: not the same bytes, the same report
+    (tmp_path / "mine plain.ncu-rep").write_bytes(lzma.decompress(src.read_bytes()))
+    (tmp_path / "mine again.ncu-rep.xz").write_bytes(lzma.compress(lzma.decompress(src.read_bytes()), preset=1))
+    with pytest.raises(ConfigError) as e:
+        check_sources(import_plan(tmp_path))
+    assert "mine again.ncu-rep.xz, mine plain.ncu-rep, mine.ncu-rep.xz are the same report" in str(e.value)
 
 
 def test_a_report_imported_again_under_another_name_is_refused(foreign_dir, tmp_path):
     """A second import into a set, of the same file under a new name, was only said to add a
     report: the set held each of its launches twice, and a comparison with a set of one copy
-    flagged all of them as only in the candidate. The set's import record (imported.csv) gives
-    each stored report's SHA-256, so the second import is refused, naming both."""
+    flagged all of them as only in the candidate. It is refused, naming both, also where the
+    file is the plain report of the stored xz copy or compressed otherwise (compared as plain
+    reports)."""
     from analysis.reports.importing import write_import_record
 
     src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
@@ -139,10 +146,24 @@ def test_a_report_imported_again_under_another_name_is_refused(foreign_dir, tmp_
     (tmp_path / "again" / "other.ncu-rep.xz").write_bytes(other.read_bytes())
     with pytest.raises(ConfigError) as e:
         check_sources(import_plan(tmp_path / "again"), tmp_path / "set")
-    assert str(e.value) == ("config source: nothing imported, run2.ncu-rep.xz is the same bytes as profile in the set "
-                            "(imported from profile.ncu-rep.xz): the set would hold each of their launches twice, "
-                            "under two report names (leave all but one of each out of the source folder)")
-    (tmp_path / "again" / "run2.ncu-rep.xz").unlink()
+    assert str(e.value) == ("config source: nothing imported, run2.ncu-rep.xz is the same report as profile.ncu-rep.xz "
+                            "in the set: the set would hold each of their launches twice, under two report names "
+                            "(leave all but one of each out of the source folder)")
+    # plain, or compressed otherwise, it is still the same report (the stored copy is recompressed)
+    plain = lzma.decompress(src.read_bytes())
+    for name, data in (("run2.ncu-rep", plain), ("run2.ncu-rep.xz", lzma.compress(plain, preset=1))):
+        (tmp_path / "again" / "run2.ncu-rep.xz").unlink(missing_ok=True)
+        (tmp_path / "again" / name).write_bytes(data)
+        with pytest.raises(ConfigError, match=f"{re.escape(name)} is the same report as profile.ncu-rep.xz in the set"):
+            check_sources(import_plan(tmp_path / "again"), tmp_path / "set")
+        (tmp_path / "again" / name).unlink()
+    # nor does it rest on the import record: without one, the stored report is compared all the same
+    (tmp_path / "again" / "run2.ncu-rep").write_bytes(plain)
+    (tmp_path / "set" / "imported.csv").unlink()
+    with pytest.raises(ConfigError, match="run2.ncu-rep is the same report as profile.ncu-rep.xz in the set"):
+        check_sources(import_plan(tmp_path / "again"), tmp_path / "set")
+    write_import_record(plan, tmp_path / "set" / "imported.csv")
+    (tmp_path / "again" / "run2.ncu-rep").unlink()
     assert [w for w in check_sources(import_plan(tmp_path / "again"), tmp_path / "set") if "nothing" in w] == []
     # the same file under its own name again replaces the stored one: allowed, as before
     assert check_sources(import_plan(tmp_path / "first"), tmp_path / "set") == []
@@ -255,11 +276,12 @@ def test_an_import_adding_another_gpu_to_a_set_says_so(foreign_dir, tmp_path):
     a10g = foreign_dir / "AveryClapp__ESMM-Research__profile__fcf10798.ncu-rep.xz"
     (tmp_path / "set" / "reports").mkdir(parents=True)
     (tmp_path / "set" / "reports" / "result.ncu-rep.xz").write_bytes(a100.read_bytes())
-    for name, src in (("same", a100), ("other", a10g)):
+    a100_too = foreign_dir / "ZSL98__bitwise_spgemm__profiling_results_sgemm__9966c431.ncu-rep.xz"
+    for name, src in (("same", a100_too), ("other", a10g)):
         (tmp_path / name).mkdir()
         (tmp_path / name / "more.ncu-rep.xz").write_bytes(src.read_bytes())
     gpu_a100, gpu_a10g = report_metadata(a100)["gpu"], report_metadata(a10g)["gpu"]
-    assert gpu_a100 != gpu_a10g
+    assert gpu_a100 != gpu_a10g and report_metadata(a100_too)["gpu"] == gpu_a100
     adding = ("config set: set holds 1 report already; this import adds 1 report beside it, and its tables, figures "
               "and comparisons will be remade with all of them (import into a new set name to keep them apart)")
     assert check_sources(import_plan(tmp_path / "same"), tmp_path / "set") == [adding]
@@ -409,8 +431,8 @@ def test_a_source_whose_reports_are_all_in_subfolders_says_where_they_are(foreig
         (tmp_path / "src" / sub / "profile.ncu-rep.xz").write_bytes(src.read_bytes())
     with pytest.raises(ConfigError) as e:
         import_plan(tmp_path / "src")
-    assert str(e.value) == (f"config source: no .ncu-rep or .ncu-rep.xz file in {tmp_path / 'src'} (it has 2 in 2 of "
-                            "its subfolders, e.g. run1: only the reports directly in the folder given are imported, "
+    assert str(e.value) == (f"config source: no .ncu-rep or .ncu-rep.xz file in {tmp_path / 'src'} (it has 2 reports in 2 "
+                            "of its subfolders, e.g. run1: only the reports directly in the folder given are imported, "
                             "so give a subfolder, one import each)")
     (tmp_path / "empty" / "sub").mkdir(parents=True)
     with pytest.raises(ConfigError) as e:
@@ -443,3 +465,29 @@ def test_names_of_other_scripts_get_stems_apart(foreign_dir, tmp_path):
     assert set(srcs) <= {line.split(",")[1].removesuffix(".ncu-rep.xz")
                          for line in (tmp_path / "imported.csv").read_text(encoding="utf-8").splitlines()[1:]}
     assert import_stem("my app (run 1).ncu-rep") == "my_app__run_1_"  # ASCII names keep their stems
+
+
+@pytest.mark.parametrize("damage", ["extra column", "extra field", "not utf-8"])
+def test_an_edited_import_record_is_refused_naming_it(foreign_dir, tmp_path, damage):
+    """An imported.csv with a notes column, or a row of 5 fields, read as no rows, and the next
+    import rewrote the record from its own rows only: the earlier rows (and the notes) were lost
+    without a word. One not UTF-8 raised a raw UnicodeDecodeError naming no file."""
+    from analysis.reports.importing import read_import_record, write_import_record
+
+    src = foreign_dir / "LakshyaSingh354__CudaCode__report__164f986e.ncu-rep.xz"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "profile.ncu-rep.xz").write_bytes(src.read_bytes())
+    record = tmp_path / "imported.csv"
+    write_import_record(import_plan(tmp_path / "src"), record)
+    assert [r[0] for r in read_import_record(record)] == ["profile"]
+    lines = record.read_bytes().splitlines(keepends=True)
+    if damage == "extra column":
+        lines = [lines[0].rstrip(b"\r\n") + b",notes\r\n", lines[1].rstrip(b"\r\n") + b",mine\r\n"]
+    elif damage == "extra field":
+        lines.append(b"x,x.ncu-rep,/tmp/x,00,more\r\n")
+    else:
+        lines.append(b"x,caf\xe9.ncu-rep,/tmp/x,00\r\n")
+    record.write_bytes(b"".join(lines))
+    with pytest.raises(ConfigError) as e:
+        read_import_record(record)
+    assert str(e.value).startswith(f"{record}: ") and "restore it" in str(e.value)

@@ -441,16 +441,34 @@ def test_a_set_name_ending_in_a_dot_is_refused():
     assert set_name_problem("h200_ncu2025.3.1") is None and set_name_problem("a.b") is None
 
 
-@pytest.mark.parametrize("name", ["run_" + "x" * 30, "ab" * 25, "trial_" + "0" * 40])
+@pytest.mark.parametrize("name", ["run_" + "x" * 30, "ab" * 25, "trial_" + "0" * 40, "ab" * 100, "run_" + "0" * 160,
+                                  "profile_of_matrix_multiplication_kernel_with_shared_memory_tiling_and_double_buffering"
+                                  "_on_geforce_rtx4090_run_2024_06_01_final_v2_" + "矩阵乘法共享内存分块双缓冲性能分析报告结果数据汇总"])
 def test_a_report_name_snakemake_takes_for_periodic_is_changed_at_import(tmp_path, name):
     """A name ending in 20 or more repeats of one substring stopped the import at Snakemake's
-    job building (PeriodicWildcardError), naming no file."""
+    job building (PeriodicWildcardError), naming no file. Missed once: a name longer than
+    MAX_STEM, cut around its hash, whose kept tail was still periodic (a long name ending in
+    non-Latin characters, each replaced by `_`)."""
     from snakemake.io import PeriodicityDetector
+
+    from analysis.reports.importing import MAX_STEM
 
     shutil.copy(ADD, tmp_path / f"{name}.ncu-rep.xz")
     (stem,) = import_plan(tmp_path)
     assert PeriodicityDetector().is_periodic(stem) is None
-    assert stem.startswith(name[:20])
+    assert stem.startswith(name[:20]) and len(stem) <= MAX_STEM
+
+
+def test_no_stem_is_longer_than_max_stem(tmp_path):
+    """A name of 100 ASCII letters and 48 CJK characters got a 157-character stem: the hash a
+    non-ASCII name gets was appended after the length was checked."""
+    from analysis.reports.importing import MAX_STEM, import_stem
+
+    for name in ("a" * 100 + "汉" * 48, "a" * 141 + "é", "a" * 150, "a" * 151, "汉" * 200):
+        stem = import_stem(f"{name}.ncu-rep.xz")
+        assert len(stem) <= MAX_STEM, (name, len(stem))
+    whole = "".join(chr(97 + i % 26) for i in range(MAX_STEM))  # ASCII, not periodic, at the limit: kept whole
+    assert import_stem(whole + ".ncu-rep") == whole
 
 
 def test_a_set_name_that_could_split_a_comparison_folder_otherwise_is_refused():
