@@ -962,6 +962,13 @@ def test_report_and_set_names_pandas_would_guess_are_read_back_as_names(tmp_path
     assert guessed["report"].isna().sum() == 2 and guessed["set"].dtype == bool
     with pytest.raises(SchemaError):
         validate_summary(guessed, out)
+    # the launch identity beyond the schema's columns too: an extern "C" kernel named inf or True
+    for name in ("inf", "True"):
+        table = pd.read_csv(out, dtype=str, keep_default_na=False)
+        table["mangled"] = table["function"] = name
+        table.to_csv(out, index=False)
+        back = read_summary(out)
+        assert (back["mangled"] == name).all() and (back["function"] == name).all()
 
 
 @pytest.mark.parametrize("stem, failed", [("AveryClapp__ESMM-Research__profile__8fce6633", 3),

@@ -249,8 +249,11 @@ def validate_summary(df: pd.DataFrame, what: object = "summary") -> pd.DataFrame
     return _validate(SUMMARY, df, str(what))
 
 
-#: The summary's text columns: read as written, never as numbers, booleans or missing values.
-SUMMARY_TEXT = [name for name, col in SUMMARY.columns.items() if str(col.dtype).startswith("string")]
+#: The summary's text columns: read as written, never as numbers, booleans or missing values
+#: (those of the summary's schema, and the launch identity it carries from the set's table:
+#: ``gpu``, ``mangled``, ``demangled``...).
+SUMMARY_TEXT = sorted({name for schema in (SUMMARY, SET) for name, col in schema.columns.items()
+                       if str(col.dtype).startswith("string")})
 
 
 def read_summary(path: str | Path) -> pd.DataFrame:
