@@ -47,8 +47,9 @@ def import_stem(path: str | Path) -> str:
     more gets those 8 digits appended (:data:`_PERIODIC`), as does one holding characters outside
     ASCII: replaced by ``_``, such names lose what tells them apart (``优化前`` and ``优化后`` both
     read ``___``); but not one whose stem reads as the workflow's ``{kernel}_n{N}``, which keeps
-    that form (and its check against the launches). No stem is longer than :data:`MAX_STEM` (one that an appended hash made longer
-    keeps its first ``MAX_STEM - 9`` characters and the hash). ``imported.csv`` keeps the original."""
+    that form (and its check against the launches). No stem is longer than :data:`MAX_STEM`: one
+    that an appended hash made longer keeps its first ``MAX_STEM - 9`` characters and the hash.
+    ``imported.csv`` keeps the original."""
     text = report_stem(path)
     stem = _UNSAFE.sub("_", text).lstrip(".-").rstrip(".") or "report"
     digest = hashlib.sha256(os.fsencode(Path(path).name)).hexdigest()[:8]  # the name's bytes, whatever their encoding
