@@ -334,7 +334,10 @@ def parse_reports(paths: list[str | Path], cache: str | Path | None = None, *, w
         reader: what a worker runs per report, ``(path, expect_launches) -> (metrics,
             instances)``; a module-level function (workers import it by name). The
             default reads the report (:func:`analysis.reports.ncu.load_report`); tests pass one
-            that crashes or hangs on purpose.
+            that crashes or hangs on purpose. A report whose worker died or hung is read again
+            by the default reader in a child process of its own, whatever ``reader`` is; a
+            ``reader`` defined in a script read from stdin (``python - < script``) cannot be
+            imported by the workers, so every report is read that way.
         isolate: read every report in a worker process of its own, which read no other
             report. Not needed for units (the reader gives each report its own whatever was
             read before: docs/robustness.md, fault 6); it keeps each report's native reader
