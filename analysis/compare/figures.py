@@ -301,22 +301,18 @@ def threshold_note(diff: pd.DataFrame, min_rel: float | None = None) -> str:
     return "; ".join(parts) or "none"
 
 
-#: The columns that identify a launch in a comparison's rows (:func:`analysis.compare.diff.compare_sets`),
-#: beside the report of its side.
-_LAUNCH_ID = ["source", "range_name", "kernel", "mangled", "precision", "n", "occurrence"]
-
-
 def unmatched_launches(diff: pd.DataFrame) -> tuple[int, int]:
     """Launches of the baseline and of the candidate that have no partner in the other set
     (their rows' ``match`` is none of :data:`analysis.compare.diff.MATCHED_BY`: ``only in ...``
-    or ``not matched: ...``), counted once each by their identity and report. (0, 0) for a
-    table without the ``match`` column."""
-    from analysis.compare.diff import MATCHED_BY
+    or ``not matched: ...``), counted once each by their identity
+    (:data:`analysis.compare.diff.LAUNCH_KEYS`) and report. (0, 0) for a table without the
+    ``match`` column."""
+    from analysis.compare.diff import LAUNCH_KEYS, MATCHED_BY
 
     if "match" not in diff or diff.empty:
         return 0, 0
     alone = diff[~diff["match"].isin(MATCHED_BY)]
-    ids = [c for c in _LAUNCH_ID if c in alone]
+    ids = [c for c in LAUNCH_KEYS if c in alone]
     counts = []
     for side, other in (("baseline", "candidate"), ("candidate", "baseline")):
         rows = alone[alone[f"report_{other}"].isna() & alone[f"report_{side}"].notna()]

@@ -11,6 +11,7 @@ inside the set by their identity (``analysis.reports.ncu.IDENTITY_COLUMNS``), ne
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import lzma
 import os
@@ -213,11 +214,12 @@ def check_sources(plan: dict[str, Path], set_folder: str | Path | None = None) -
             listed = ", ".join(f"{name} ({gpu or 'GPU unknown'})" for name, gpu in members)
             bad.append(f"repeats of {base} from other GPUs: {listed} (a repeat _r1, _r2, ... is the same profile "
                        "run again on the same GPU: rename the others without the _r part)")
-    bad += _same_repeats(plan, held) + _kernels_at_one_n_twice(plan, held)
+    sha = functools.cache(_report_sha256)  # each report decompressed and hashed once for the three checks
+    bad += _same_repeats(plan, held, sha) + _kernels_at_one_n_twice(plan, held)
     # one file under two names: refused as repeats of the same content are (_same_repeats), since the
     # set would hold each launch twice and match none of them with another set's single copy
-    same = [f"{', '.join(names)} are the same report" for names in _same_reports(plan.values())]
-    same += _already_held(plan, held)
+    same = [f"{', '.join(names)} are the same report" for names in _same_reports(plan.values(), sha)]
+    same += _already_held(plan, held, sha)
     if bad or same:
         parts = []
         if bad:
@@ -281,11 +283,12 @@ def _stored(stored: Path | None, plan: dict[str, Path]) -> list[Path]:
             if p.is_file() and p.name.endswith((".ncu-rep", ".ncu-rep.xz")) and report_stem(p) not in plan]
 
 
-def _same_repeats(plan: dict[str, Path], held: list[Path]) -> list[str]:
+def _same_repeats(plan: dict[str, Path], held: list[Path], sha=None) -> list[str]:
     """Repeats of one profile (``{stem}``, ``{stem}_r1``... here or in the set) of the same
     report content, plain or xz: the same report twice gives a run-to-run spread of 0, which the
-    comparisons would take as no noise. ``held``: the set's reports (:func:`_stored`). One
-    message per group."""
+    comparisons would take as no noise. ``held``: the set's reports (:func:`_stored`); ``sha``:
+    :func:`_report_sha256` or a cache of it. One message per group."""
+    sha = sha or _report_sha256
     members: dict[str, list[tuple[str, Path]]] = {}
     for stem, src in plan.items():
         members.setdefault(launch_source(stem), []).append((src.name, Path(src)))
@@ -298,10 +301,9 @@ def _same_repeats(plan: dict[str, Path], held: list[Path]) -> list[str]:
             continue
         seen: dict[str, list[str]] = {}
         for label, path in group:
-            try:
-                seen.setdefault(hashlib.sha256(_plain_bytes(path)).hexdigest(), []).append(label)
-            except (OSError, lzma.LZMAError):
-                continue  # a damaged file is named by the checks above or by the set's parse
+            digest = sha(path)
+            if digest is not None:  # a damaged file is named by the checks above or by the set's parse
+                seen.setdefault(digest, []).append(label)
         out += [f"repeats of {base} of the same content: {', '.join(labels)} (a repeat is the profile run again; "
                 "one report twice gives a run-to-run spread of 0, read as no noise: leave all but one out)"
                 for labels in seen.values() if len(labels) > 1]
@@ -329,21 +331,23 @@ def _kernels_at_one_n_twice(plan: dict[str, Path], held: list[Path]) -> list[str
             "part)" for labels, what in clashes.items()]
 
 
-def _already_held(plan: dict[str, Path], held: list[Path]) -> list[str]:
+def _already_held(plan: dict[str, Path], held: list[Path], sha=None) -> list[str]:
     """Sources that hold the same report as one the set holds under another name (``held``:
     :func:`_stored`), compared as plain reports (:func:`_report_sha256`), so a plain source
     against its stored xz copy, or a copy compressed otherwise, is found: the same report
-    imported again under a new name. One message per source."""
+    imported again under a new name. ``sha``: :func:`_report_sha256` or a cache of it. One
+    message per source."""
+    sha = sha or _report_sha256
     if not held:
         return []
     stored: dict[str, str] = {}  # the plain report's SHA-256 -> its name in the set
     for p in held:
-        digest = _report_sha256(p)
+        digest = sha(p)
         if digest is not None:
             stored.setdefault(digest, p.name)
     out = []
     for src in plan.values():
-        hit = stored.get(_report_sha256(Path(src)) or "")
+        hit = stored.get(sha(Path(src)) or "")
         if hit is not None:
             out.append(f"{Path(src).name} is the same report as {hit} in the set")
     return out
@@ -353,32 +357,34 @@ def _report_sha256(path: Path) -> str | None:
     """SHA-256 of the plain report ``path`` holds (decompressed where it is named ``.xz``,
     streamed: 0.27 s for the 57.8 MB of the 56 foreign reports); None where it cannot be read
     (the checks above or the set's parse name a damaged file)."""
-    h = hashlib.sha256()
     try:
         with (lzma.open(path) if path.name.endswith(".xz") else open(path, "rb")) as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
+            return _stream_sha256(fh)
     except (OSError, lzma.LZMAError, EOFError):
         return None
-    return h.hexdigest()
 
 
 def _sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
+    """SHA-256 of the file's bytes as they are (the import record's)."""
     with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
+        return _stream_sha256(fh)
+
+
+def _stream_sha256(fh) -> str:
+    """SHA-256 of what the binary file object ``fh`` reads, 1 MiB at a time."""
+    h = hashlib.sha256()
+    for chunk in iter(lambda: fh.read(1 << 20), b""):
+        h.update(chunk)
     return h.hexdigest()
 
 
-def _same_reports(paths) -> list[list[str]]:
+def _same_reports(paths, sha=None) -> list[list[str]]:
     """Names of the files among ``paths`` that hold the same report (plain or xz-compressed,
-    :func:`_report_sha256`), in groups of two or more."""
+    ``sha``: :func:`_report_sha256` or a cache of it), in groups of two or more."""
+    sha = sha or _report_sha256
     groups: dict[str, list[str]] = {}
     for p in paths:
-        digest = _report_sha256(Path(p))
+        digest = sha(Path(p))
         if digest is not None:
             groups.setdefault(digest, []).append(Path(p).name)
     return [sorted(names) for names in groups.values() if len(names) > 1]
